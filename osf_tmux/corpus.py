@@ -1,0 +1,83 @@
+"""The capture corpus: raw bytes plus labels (`NAME-COLSxROWS.bytes` + `.labels.json`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+KNOWN_AGENTS = ("claude", "codex", "gemini", "aider")
+_NAME_SIZE = re.compile(r"-(\d+)x(\d+)$")
+
+
+@dataclass(frozen=True)
+class LabelPoint:
+    offset: int
+    state: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Capture:
+    bytes_path: Path
+    labels_path: Path | None
+
+    @property
+    def name(self) -> str:
+        return f"{self.bytes_path.parent.name}/{self.bytes_path.stem}"
+
+    def labels(self) -> dict[str, Any]:
+        if self.labels_path is None:
+            return {}
+        data = json.loads(self.labels_path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError(f"{self.labels_path}: labels must be a JSON object")
+        return data
+
+    def size(self) -> tuple[int, int] | None:
+        labels = self.labels()
+        if "cols" in labels and "rows" in labels:
+            return int(labels["cols"]), int(labels["rows"])
+        m = _NAME_SIZE.search(self.bytes_path.stem)
+        return (int(m.group(1)), int(m.group(2))) if m else None
+
+    def agent(self) -> str | None:
+        labels = self.labels()
+        for name in (self.bytes_path.parent.name, str(labels.get("agent", ""))):
+            for agent in KNOWN_AGENTS:
+                if name.startswith(agent):
+                    return agent
+        return None
+
+    def points(self) -> list[LabelPoint]:
+        """Each labelled segment where its cue first shows and, where the labels record the
+        next action (driver_events), just before that action: the state still held there."""
+        labels = self.labels()
+        segments = labels.get("segments", [])
+        actions = sorted(
+            int(e["offset"])
+            for e in labels.get("driver_events", [])
+            if e.get("event") in ("keys", "typed")
+        )
+        size = self.bytes_path.stat().st_size
+        out: list[LabelPoint] = []
+        for i, seg in enumerate(segments):
+            note = str(seg.get("note", ""))
+            if seg["offset"] == 0 and "booting" in note:
+                continue
+            out.append(LabelPoint(int(seg["offset"]), seg["state"], f"start: {note}"))
+            if i + 1 < len(segments):
+                inside = [a for a in actions if seg["offset"] < a < segments[i + 1]["offset"]]
+                if inside:
+                    out.append(LabelPoint(inside[-1], seg["state"], f"end: {note}"))
+        return [p for p in out if p.offset <= size]
+
+
+def find_captures(root: Path) -> list[Capture]:
+    out = []
+    for path in sorted(root.rglob("*.bytes")):
+        labels = path.with_name(path.name[: -len(".bytes")] + ".labels.json")
+        out.append(Capture(path, labels if labels.exists() else None))
+    return out
