@@ -1,0 +1,54 @@
+"""Golden test: every labelled point of every capture in captures/ classified right.
+
+The corpus is data (raw bytes + labels); one parametrized test finds it all, so a new capture
+needs no new code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from osf_tmux.corpus import Capture, LabelPoint, find_captures
+from osf_tmux.replay import replay
+from osf_tmux.ruleset import RuleSet, load_rules
+
+CAPTURES = Path(__file__).resolve().parent.parent / "captures"
+
+
+def _cases() -> list[tuple[Capture, list[LabelPoint]]]:
+    out = []
+    for capture in find_captures(CAPTURES):
+        if capture.labels_path is None:
+            continue
+        points = capture.points()
+        if points:
+            out.append((capture, points))
+    return out
+
+
+CASES = _cases()
+
+
+@pytest.fixture(scope="module")
+def rules() -> RuleSet:
+    return load_rules(user_dir=None)
+
+
+def test_corpus_is_not_empty() -> None:
+    assert len(CASES) >= 10, "the capture corpus went missing"
+
+
+@pytest.mark.parametrize(("capture", "points"), CASES, ids=[c.name for c, _ in CASES])
+def test_capture_points(capture: Capture, points: list[LabelPoint], rules: RuleSet) -> None:
+    size = capture.size()
+    agent = capture.agent()
+    assert size is not None and agent is not None, f"{capture.name}: size or agent unknown"
+    data = capture.bytes_path.read_bytes()
+    got = replay(data, *size, rules.get(agent), [p.offset for p in points])
+    wrong = [
+        f"@{p.offset} want {p.state} got {g.verdict.state} ({g.verdict.rule}): {p.note}"
+        for p, g in zip(points, got, strict=True)
+        if g.verdict.state != p.state
+    ]
+    assert not wrong, "\n".join(wrong)

@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+import pytest
+
+from osf_tmux.regions import Region, is_rule_row
+from osf_tmux.snapshot import Snapshot
+
+SCREEN = Snapshot.from_text(
+    "header\n"
+    "\n"
+    "transcript line\n"
+    "────────────────────\n"
+    "❯ draft\n"
+    "────────────────────\n"
+    "  ? for shortcuts\n",
+    title="✳ Claude Code",
+)
+
+
+@pytest.mark.parametrize(
+    ("spec", "rows"),
+    [
+        ("screen", SCREEN.rows),
+        ("tail:2", ("────────────────────", "  ? for shortcuts")),
+        ("bottom:2", ("  ? for shortcuts", "")),
+        ("top:1", ("header",)),
+        ("below_rule", ("  ? for shortcuts", "")),
+        ("above_rule", SCREEN.rows[:5]),
+        ("title", ("✳ Claude Code",)),
+    ],
+)
+def test_region_rows(spec: str, rows: tuple[str, ...]) -> None:
+    assert Region.parse(spec).rows(SCREEN) == rows
+
+
+def test_cursor_row() -> None:
+    snap = Snapshot(cols=10, rows=("a", "b", "c"), cursor=(0, 1))
+    assert Region.parse("cursor_row").rows(snap) == ("b",)
+
+
+def test_no_rule_means_whole_screen_below_and_nothing_above() -> None:
+    snap = Snapshot.from_text("a\nb")
+    assert Region.parse("below_rule").rows(snap) == ("a", "b")
+    assert Region.parse("above_rule").rows(snap) == ()
+
+
+@pytest.mark.parametrize(
+    ("row", "is_rule"),
+    [
+        ("─" * 20, True),
+        ("  " + "╌" * 30, True),
+        ("╭" + "─" * 10 + "╮", True),
+        ("▔" * 40, True),
+        ("──", False),
+        ("── Bash command ──", False),
+        ("-" * 30, False),
+    ],
+)
+def test_rule_rows(row: str, is_rule: bool) -> None:
+    assert is_rule_row(row) is is_rule
+
+
+@pytest.mark.parametrize("spec", ["tail", "tail:0", "tail:x", "middle", "screen:3", ""])
+def test_bad_region_specs(spec: str) -> None:
+    with pytest.raises(ValueError):
+        Region.parse(spec)
