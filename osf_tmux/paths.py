@@ -18,3 +18,20 @@ def config_dir(env: Mapping[str, str] | None = None) -> Path:
 
 def user_rules_dir(env: Mapping[str, str] | None = None) -> Path:
     return config_dir(env) / "rules"
+
+
+def state_dir(server_key: str, env: Mapping[str, str] | None = None) -> Path:
+    """Lock, status file and log of the daemon for one tmux server."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_STATE_HOME") or str(
+        Path(env.get("HOME", "~")).expanduser() / ".local" / "state"
+    )
+    return Path(base) / "osf-tmux" / server_key
+
+
+def runtime_dir(server_key: str, env: Mapping[str, str] | None = None) -> Path:
+    """The daemon's FIFOs: private to the user, gone with the machine."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_RUNTIME_DIR")
+    root = Path(base) / "osf-tmux" if base else Path("/tmp") / f"osf-tmux-{os.getuid()}"
+    return root / server_key

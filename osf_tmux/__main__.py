@@ -1,0 +1,3 @@
+from osf_tmux.cli import main
+
+main()

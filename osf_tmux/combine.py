@@ -1,0 +1,137 @@
+"""One place for time and priority: screen verdicts, agent reports and the foreground process
+become the state a pane shows.
+
+Priority, strongest first: a blocked screen; a fresh agent report; the shell back in the
+foreground (no agent); the other screen rules. `blocked` and `working` are entered at once; a
+return to idle is confirmed for a moment so that one redraw cannot flap the bar."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from osf_tmux.classify import Verdict
+
+STATES = ("blocked", "done", "working", "idle")
+URGENCY = {state: rank for rank, state in enumerate(reversed(STATES), start=1)}
+
+
+def most_urgent(states: list[str | None]) -> str | None:
+    present = [s for s in states if s]
+    return max(present, key=lambda s: URGENCY[s]) if present else None
+
+
+@dataclass(frozen=True)
+class Report:
+    """What an agent's hook said (`@osf_report`: `STATE EPOCH_SECONDS`)."""
+
+    state: str
+    at: float
+
+    @classmethod
+    def parse(cls, text: str) -> Report | None:
+        parts = text.split()
+        if len(parts) < 2 or parts[0] not in STATES:
+            return None
+        try:
+            return cls(parts[0], float(parts[1]))
+        except ValueError:
+            return None
+
+
+@dataclass(frozen=True)
+class Observation:
+    """Everything known about a pane at one moment."""
+
+    is_agent: bool
+    screen: Verdict | None
+    seen: bool
+    report: Report | None = None
+
+
+@dataclass(frozen=True)
+class PaneState:
+    state: str | None  # None: no agent in the pane
+    since: float  # wall-clock seconds
+    rule: str | None
+    source: str  # screen | report | none
+
+
+@dataclass(frozen=True)
+class Timing:
+    idle_confirm: float = 0.4  # a return to idle must hold this long
+    report_ttl: float = 30.0  # an agent report older than this is ignored
+    blocked_report_grace: float = 2.0  # a screen not blocked this long after a blocked report wins
+
+
+class PaneTracker:
+    """The state machine of one pane. Pure: time comes in with every call."""
+
+    def __init__(self, timing: Timing | None = None) -> None:
+        self.timing = timing or Timing()
+        self.current = PaneState(None, 0.0, None, "none")
+        self._idle_since: float | None = None
+        self._last_seen = float("-inf")
+
+    def deadline(self) -> float | None:
+        """Monotonic time at which `update` should run again even without news."""
+        if self._idle_since is None:
+            return None
+        return self._idle_since + self.timing.idle_confirm
+
+    def update(self, obs: Observation, now: float, wall: float) -> PaneState:
+        if obs.seen:
+            self._last_seen = wall
+        raw, rule, source = self._raw(obs, wall)
+        cur = self.current.state
+        if raw is None:
+            return self._set(None, None, "none", wall)
+        if raw in ("blocked", "working"):
+            return self._set(raw, rule, source, wall)
+        # raw is idle or done: the agent sits at its prompt.
+        if cur in ("blocked", "working"):
+            if self._idle_since is None:
+                self._idle_since = now
+            if now - self._idle_since < self.timing.idle_confirm:
+                return self.current
+            finished = cur == "working" or raw == "done"
+            target = "done" if finished and not obs.seen else "idle"
+            return self._set(target, rule, source, wall)
+        if cur == "done" and not obs.seen:
+            return self.current
+        if raw == "done" and cur is None:
+            raw = "idle"  # a finished turn we never saw running is nothing new
+        target = "done" if raw == "done" and not obs.seen else "idle"
+        return self._set(target, rule, source, wall)
+
+    def _raw(self, obs: Observation, wall: float) -> tuple[str | None, str | None, str]:
+        screen = obs.screen
+        if screen is not None and screen.state == "blocked":
+            return "blocked", screen.rule, "screen"
+        report = obs.report
+        if report is not None and 0 <= wall - report.at <= self.timing.report_ttl:
+            stale_block = (
+                report.state == "blocked"
+                and screen is not None
+                and wall - report.at > self.timing.blocked_report_grace
+            )
+            if not stale_block:
+                # A finished turn reported before the person last looked is old news.
+                state = (
+                    "idle"
+                    if report.state == "done" and report.at <= self._last_seen
+                    else report.state
+                )
+                return state, f"report:{report.state}", "report"
+        if not obs.is_agent:
+            return None, None, "none"
+        if screen is None:
+            return "idle", None, "none"
+        return screen.state, screen.rule, "screen"
+
+    def _set(self, state: str | None, rule: str | None, source: str, wall: float) -> PaneState:
+        self._idle_since = None
+        if state != self.current.state:
+            self.current = PaneState(state, wall, rule, source)
+        elif rule != self.current.rule or source != self.current.source:
+            self.current = PaneState(state, self.current.since, rule, source)
+        return self.current

@@ -1,0 +1,172 @@
+"""Where pane bytes come from: `pipe-pane -O` into one FIFO per pane, read without blocking.
+
+The daemon keeps a writer open on each FIFO itself so that the read side never sees end-of-file
+while tmux's `cat` comes and goes; whether tmux's pipe is still open is read from `#{pane_pipe}`.
+When the daemon dies, `cat` gets SIGPIPE on its next write and tmux closes the pipe."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import shlex
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from osf_tmux.tmux import SEP, Tmux
+
+READ_SIZE = 1 << 16
+
+
+def _fifo_name(pane_id: str) -> str:
+    return "pane-" + re.sub(r"[^0-9A-Za-z]", "", pane_id)
+
+
+@dataclass
+class PanePipe:
+    """The reading end of one pane's FIFO."""
+
+    path: Path
+    read_fd: int
+    keep_fd: int
+
+    def read(self, limit: int = 8) -> bytes:
+        """Everything available now (at most `limit` reads); b'' when there is nothing."""
+        chunks = []
+        for _ in range(limit):
+            try:
+                chunk = os.read(self.read_fd, READ_SIZE)
+            except BlockingIOError:
+                break
+            except OSError as exc:
+                if exc.errno in (errno.EAGAIN, errno.EINTR):
+                    break
+                raise
+            if not chunk:
+                break
+            chunks.append(chunk)
+            if len(chunk) < READ_SIZE:
+                break
+        return b"".join(chunks)
+
+    def close(self) -> None:
+        for fd in (self.read_fd, self.keep_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+
+
+@dataclass
+class PipeFactory:
+    """Makes FIFOs in the daemon's runtime directory and attaches them with `pipe-pane -O`."""
+
+    directory: Path
+    made: dict[str, PanePipe] = field(default_factory=dict)
+
+    def prepare(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(self.directory, 0o700)
+
+    def open(self, pane_id: str) -> PanePipe:
+        path = self.directory / _fifo_name(pane_id)
+        with contextlib.suppress(FileNotFoundError):
+            if not stat.S_ISFIFO(path.lstat().st_mode):
+                path.unlink()
+        if not path.exists():
+            os.mkfifo(path, 0o600)
+        read_fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        keep_fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return PanePipe(path, read_fd, keep_fd)
+
+    def attach_command(self, pipe: PanePipe, pane_id: str, token: str) -> list[list[str]]:
+        """tmux commands that point the pane's output at the FIFO and mark the pipe as ours.
+
+        `-O` without `-o`: `-o` would toggle, closing a pipe instead of opening one."""
+        shell = f"exec cat > {shlex.quote(str(pipe.path))}"
+        return [
+            ["pipe-pane", "-O", "-t", pane_id, shell],
+            ["set-option", "-p", "-t", pane_id, "@osf_pipe", token],
+        ]
+
+
+def detach_commands(pane_id: str) -> list[list[str]]:
+    return [
+        ["pipe-pane", "-t", pane_id],
+        ["set-option", "-p", "-u", "-t", pane_id, "@osf_pipe"],
+    ]
+
+
+@dataclass(frozen=True)
+class PaneCapture:
+    """What `capture-pane` and a few formats say a pane shows."""
+
+    pane_id: str
+    cols: int
+    rows_count: int
+    cursor: tuple[int, int]
+    cursor_visible: bool
+    alt_screen: bool
+    title: str
+    lines: tuple[str, ...]
+
+
+_CAPTURE_HEAD = "OSFCAP" + SEP
+_HEAD_FIELDS = (
+    "#{pane_id}",
+    "#{pane_width}",
+    "#{pane_height}",
+    "#{cursor_x}",
+    "#{cursor_y}",
+    "#{cursor_flag}",
+    "#{alternate_on}",
+    "#{pane_title}",
+)
+
+
+def capture_panes(tmux: Tmux, pane_ids: list[str], escapes: bool) -> dict[str, PaneCapture]:
+    """Capture many panes in one tmux call (one process start instead of one per pane)."""
+    if not pane_ids:
+        return {}
+    head = _CAPTURE_HEAD + SEP.join(_HEAD_FIELDS)
+    commands: list[list[str]] = []
+    for pane_id in pane_ids:
+        commands.append(["display-message", "-p", "-t", pane_id, head])
+        commands.append(["capture-pane", "-p", *(["-e"] if escapes else []), "-t", pane_id])
+    return parse_captures(tmux.run_many(commands))
+
+
+def parse_captures(output: str) -> dict[str, PaneCapture]:
+    out: dict[str, PaneCapture] = {}
+    head: list[str] | None = None
+    lines: list[str] = []
+
+    def flush() -> None:
+        if head is None:
+            return
+        pane_id, w, h, cx, cy, cflag, alt, title = head
+        rows = int(h) if h.isdigit() else len(lines)
+        body = (lines + [""] * rows)[:rows]
+        out[pane_id] = PaneCapture(
+            pane_id,
+            int(w or 0),
+            rows,
+            (int(cx or 0), int(cy or 0)),
+            cflag == "1",
+            alt == "1",
+            title,
+            tuple(body),
+        )
+
+    for line in output.split("\n"):
+        if line.startswith(_CAPTURE_HEAD):
+            flush()
+            fields = line[len(_CAPTURE_HEAD) :].split(SEP)
+            head = fields if len(fields) == len(_HEAD_FIELDS) else None
+            lines = []
+        elif head is not None:
+            lines.append(line)
+    flush()
+    return out

@@ -1,0 +1,237 @@
+"""Talking to one tmux server: which server, running commands, one `list-panes` per sweep.
+
+Commands go through the tmux binary (a few ms each); callers join several commands into one
+call where they can, because the process start dominates the cost."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+# A separator that never occurs in pane titles or names in practice and survives tmux's output.
+SEP = "\u241e"
+
+
+class TmuxError(RuntimeError):
+    """A tmux command failed; the message carries the command and tmux's own words."""
+
+
+class NoServerError(TmuxError):
+    """The tmux server is not running (or its socket is gone)."""
+
+
+_NO_SERVER = re.compile(r"no server running|error connecting to|No such file or directory")
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """Which tmux server, selected like tmux does: `-L NAME`, `-S PATH`, else the one in $TMUX."""
+
+    socket_name: str | None = None
+    socket_path: str | None = None
+
+    @classmethod
+    def select(
+        cls, name: str | None, path: str | None, env: Mapping[str, str] | None = None
+    ) -> ServerSpec:
+        if name and path:
+            raise ValueError("give -L NAME or -S PATH, not both")
+        if name or path:
+            return cls(name, path)
+        env = os.environ if env is None else env
+        inside = env.get("TMUX", "")
+        if inside:
+            return cls(None, inside.split(",", 1)[0])
+        return cls()
+
+    def args(self) -> list[str]:
+        if self.socket_path:
+            return ["-S", self.socket_path]
+        if self.socket_name:
+            return ["-L", self.socket_name]
+        return []
+
+    def socket(self, env: Mapping[str, str] | None = None) -> Path:
+        """The socket's path, as tmux would compute it."""
+        if self.socket_path:
+            return Path(self.socket_path)
+        env = os.environ if env is None else env
+        tmpdir = env.get("TMUX_TMPDIR") or "/tmp"
+        return Path(tmpdir) / f"tmux-{os.getuid()}" / (self.socket_name or "default")
+
+    def key(self) -> str:
+        """A file-name-safe identity for per-server state (lock, log, pipes)."""
+        sock = str(self.socket().absolute())
+        digest = hashlib.sha1(sock.encode()).hexdigest()[:8]
+        base = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(sock).name)[:40]
+        return f"{base}-{digest}"
+
+    def describe(self) -> str:
+        return shlex.join(["tmux", *self.args()]) if self.args() else "tmux (default server)"
+
+
+class Tmux:
+    """Runs tmux commands against one server."""
+
+    def __init__(self, server: ServerSpec, binary: str = "tmux", timeout: float = 10.0) -> None:
+        self.server = server
+        self.binary = binary
+        self.timeout = timeout
+        self.calls = 0
+
+    def run(self, *args: str) -> str:
+        """Run one tmux command; its stdout, or TmuxError with the command and tmux's message."""
+        return self.run_many([list(args)])
+
+    def run_many(self, commands: Sequence[Sequence[str]]) -> str:
+        """Several commands in one tmux process (joined with `;`)."""
+        argv = [self.binary, *self.server.args()]
+        for i, command in enumerate(commands):
+            if i:
+                argv.append(";")
+            argv.extend(_escape_semicolon(a) for a in command)
+        self.calls += 1
+        try:
+            proc = subprocess.run(
+                argv,
+                capture_output=True,
+                text=True,
+                timeout=self.timeout,
+                errors="replace",
+                stdin=subprocess.DEVNULL,
+            )
+        except FileNotFoundError:
+            raise TmuxError(f"{self.binary} is not installed or not on PATH") from None
+        except subprocess.TimeoutExpired:
+            raise TmuxError(f"{shlex.join(argv)} did not answer in {self.timeout:.0f}s") from None
+        if proc.returncode != 0:
+            message = proc.stderr.strip() or f"exit status {proc.returncode}"
+            error = NoServerError if _NO_SERVER.search(message) else TmuxError
+            raise error(f"{shlex.join(argv)}: {message}")
+        return proc.stdout
+
+    def alive(self) -> bool:
+        try:
+            self.run("display-message", "-p", "#{pid}")
+        except NoServerError:
+            return False
+        return True
+
+
+def _escape_semicolon(arg: str) -> str:
+    # tmux splits commands on a lone `;` argument; one ending in `;` must be escaped.
+    return arg[:-1] + "\\;" if arg.endswith(";") else arg
+
+
+PANE_FIELDS = (
+    "pane_id",
+    "pane_pid",
+    "pane_tty",
+    "pane_width",
+    "pane_height",
+    "pane_pipe",
+    "pane_dead",
+    "pane_active",
+    "window_active",
+    "window_id",
+    "session_id",
+    "session_name",
+    "window_index",
+    "pane_index",
+    "session_attached",
+    "pane_current_command",
+    "@osf-agent",
+    "@osf_report",
+    "@osf_pipe",
+    "alternate_on",
+)
+
+
+@dataclass(frozen=True)
+class PaneInfo:
+    """One pane as a single `list-panes -a` reports it."""
+
+    pane_id: str
+    pid: int
+    tty: str
+    width: int
+    height: int
+    piped: bool
+    dead: bool
+    active: bool
+    window_active: bool
+    window_id: str
+    session_id: str
+    session_name: str
+    window_index: str
+    pane_index: str
+    session_attached: int
+    current_command: str
+    agent_override: str
+    report: str
+    our_pipe: str
+    alt_screen: bool
+
+    @property
+    def address(self) -> str:
+        return f"{self.session_name}:{self.window_index}.{self.pane_index}"
+
+    @property
+    def seen(self) -> bool:
+        """On the screen of an attached client: the active pane of its session's window."""
+        return self.active and self.window_active and self.session_attached > 0
+
+
+def list_panes_format() -> str:
+    return SEP.join(f"#{{{f}}}" for f in PANE_FIELDS)
+
+
+def parse_panes(output: str) -> list[PaneInfo]:
+    panes = []
+    for line in output.splitlines():
+        parts = line.split(SEP)
+        if len(parts) != len(PANE_FIELDS):
+            continue
+        f = dict(zip(PANE_FIELDS, parts, strict=True))
+        panes.append(
+            PaneInfo(
+                pane_id=f["pane_id"],
+                pid=_int(f["pane_pid"]),
+                tty=f["pane_tty"],
+                width=_int(f["pane_width"]),
+                height=_int(f["pane_height"]),
+                piped=f["pane_pipe"] == "1",
+                dead=f["pane_dead"] == "1",
+                active=f["pane_active"] == "1",
+                window_active=f["window_active"] == "1",
+                window_id=f["window_id"],
+                session_id=f["session_id"],
+                session_name=f["session_name"],
+                window_index=f["window_index"],
+                pane_index=f["pane_index"],
+                session_attached=_int(f["session_attached"]),
+                current_command=f["pane_current_command"],
+                agent_override=f["@osf-agent"],
+                report=f["@osf_report"],
+                our_pipe=f["@osf_pipe"],
+                alt_screen=f["alternate_on"] == "1",
+            )
+        )
+    return panes
+
+
+def list_panes(tmux: Tmux) -> list[PaneInfo]:
+    return parse_panes(tmux.run("list-panes", "-a", "-F", list_panes_format()))
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        return 0
