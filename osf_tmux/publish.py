@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from osf_tmux.combine import most_urgent
 
 Command = list[str]
+# Never published: even "no state" is written once, clearing what an earlier daemon left behind.
+_UNKNOWN = "?"
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ class Publisher:
     ) -> list[Command]:
         out: list[Command] = []
         for pane_id, state in states.items():
-            if self.panes.get(pane_id) != state:
+            if self.panes.get(pane_id, _UNKNOWN) != state:
                 out.append(_set(["-p", "-t", pane_id], "@osf_state", state))
                 self.panes[pane_id] = state
         for gone in set(self.panes) - set(states):
@@ -57,7 +59,7 @@ class Publisher:
             by_window.setdefault(place.window_id, []).append(states.get(pane_id))
         for window_id, window_states in by_window.items():
             state = most_urgent(window_states)
-            if self.windows.get(window_id) != state:
+            if self.windows.get(window_id, _UNKNOWN) != state:
                 out.append(_set(["-w", "-t", window_id], "@osf_window_state", state))
                 self.windows[window_id] = state
         for gone in set(self.windows) - set(by_window):
@@ -71,8 +73,10 @@ class Publisher:
 
     def clear_commands(self) -> list[Command]:
         """Everything we set, unset again (when the daemon stops)."""
-        out = [_set(["-p", "-t", p], "@osf_state", None) for p in self.panes]
-        out += [_set(["-w", "-t", w], "@osf_window_state", None) for w in self.windows]
+        out = [_set(["-p", "-t", p], "@osf_state", None) for p, s in self.panes.items() if s]
+        out += [
+            _set(["-w", "-t", w], "@osf_window_state", None) for w, s in self.windows.items() if s
+        ]
         out += [["set-option", "-g", "-u", name] for name in self.globals]
         self.panes.clear()
         self.windows.clear()

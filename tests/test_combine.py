@@ -1,0 +1,138 @@
+"""The pane state machine, driven by a fake clock: no test sleeps."""
+
+from __future__ import annotations
+
+from osf_tmux.classify import Verdict
+from osf_tmux.clock import FakeClock
+from osf_tmux.combine import Observation, PaneTracker, Report, Timing, most_urgent
+
+
+def verdict(state: str) -> Verdict:
+    return Verdict(state, f"rule-{state}", "claude")
+
+
+class Pane:
+    """A tracker plus a clock, with shorthand for what the screen shows."""
+
+    def __init__(self) -> None:
+        self.clock = FakeClock()
+        self.tracker = PaneTracker(Timing(idle_confirm=0.4, report_ttl=30, blocked_report_grace=2))
+
+    def show(
+        self,
+        state: str | None,
+        seen: bool = False,
+        report: Report | None = None,
+        agent: bool = True,
+    ) -> str | None:
+        obs = Observation(agent, verdict(state) if state else None, seen, report)
+        return self.tracker.update(obs, self.clock.now(), self.clock.wall()).state
+
+    def report(self, state: str, ago: float = 0.0) -> Report:
+        return Report(state, self.clock.wall() - ago)
+
+
+def test_blocked_and_working_are_entered_at_once() -> None:
+    p = Pane()
+    assert p.show("idle") == "idle"
+    assert p.show("working") == "working"
+    assert p.show("blocked") == "blocked"
+    assert p.show("working") == "working"
+
+
+def test_return_to_idle_is_confirmed_then_done_until_seen() -> None:
+    p = Pane()
+    p.show("working")
+    assert p.show("idle") == "working"  # one idle-looking redraw is not enough
+    assert p.tracker.deadline() == p.clock.now() + 0.4
+    p.clock.advance(0.2)
+    assert p.show("working") == "working"  # it flapped back: no change
+    assert p.tracker.deadline() is None
+    assert p.show("idle") == "working"
+    p.clock.advance(0.41)
+    assert p.show("idle") == "done"
+    p.clock.advance(60)
+    assert p.show("idle") == "done"  # stays done until a person looks
+    assert p.show("idle", seen=True) == "idle"
+    assert p.show("idle") == "idle"
+
+
+def test_finishing_while_watched_is_idle() -> None:
+    p = Pane()
+    p.show("working", seen=True)
+    p.show("idle", seen=True)
+    p.clock.advance(0.5)
+    assert p.show("idle", seen=True) == "idle"
+
+
+def test_rejected_prompt_goes_idle_not_done() -> None:
+    p = Pane()
+    p.show("blocked")
+    p.show("idle")
+    p.clock.advance(0.5)
+    assert p.show("idle") == "idle"
+
+
+def test_no_agent_means_no_state() -> None:
+    p = Pane()
+    p.show("working")
+    assert p.show(None, agent=False) is None
+
+
+def test_since_changes_only_with_the_state() -> None:
+    p = Pane()
+    p.show("working")
+    since = p.tracker.current.since
+    p.clock.advance(5)
+    p.show("working")
+    assert p.tracker.current.since == since
+    p.show("blocked")
+    assert p.tracker.current.since == since + 5
+
+
+def test_blocked_screen_beats_a_fresh_report() -> None:
+    p = Pane()
+    assert p.show("blocked", report=p.report("working")) == "blocked"
+
+
+def test_fresh_report_beats_screen_and_missing_agent() -> None:
+    p = Pane()
+    assert p.show("idle", report=p.report("working")) == "working"
+    assert p.show(None, agent=False, report=p.report("working", ago=1)) == "working"
+    # expired: the screen decides again
+    assert p.show(None, agent=False, report=p.report("working", ago=31)) is None
+
+
+def test_stale_blocked_report_is_cleared_by_the_screen() -> None:
+    # Rejecting a Claude prompt with Esc fires no hook: the screen must clear the report.
+    p = Pane()
+    assert p.show("idle", report=p.report("blocked", ago=0.5)) == "blocked"
+    p.clock.advance(3)
+    assert p.show("idle", report=p.report("blocked", ago=3.5)) == "blocked"  # confirming idle
+    p.clock.advance(0.5)
+    assert p.show("idle", report=p.report("blocked", ago=4)) == "idle"
+
+
+def test_done_report_counts_once() -> None:
+    p = Pane()
+    p.show("working")
+    done = p.report("done")
+    p.show("idle", report=done)
+    p.clock.advance(0.5)
+    assert p.show("idle", report=done) == "done"
+    assert p.show("idle", seen=True, report=done) == "idle"
+    p.clock.advance(1)
+    assert p.show("idle", report=done) == "idle"  # seen after the report: old news
+
+
+def test_report_parsing() -> None:
+    assert Report.parse("blocked 1800000000.5") == Report("blocked", 1800000000.5)
+    assert Report.parse("working 12 claude") == Report("working", 12.0)
+    for bad in ("", "blocked", "sleeping 12", "working soon"):
+        assert Report.parse(bad) is None
+
+
+def test_most_urgent() -> None:
+    assert most_urgent(["idle", None, "working", "done"]) == "done"
+    assert most_urgent(["working", "blocked"]) == "blocked"
+    assert most_urgent([None]) is None

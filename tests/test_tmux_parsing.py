@@ -1,0 +1,82 @@
+"""Parsing what tmux prints, and selecting a server like tmux does (no tmux needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from osf_tmux.process import foreground_argv, foreground_pgid
+from osf_tmux.source import parse_captures
+from osf_tmux.tmux import PANE_FIELDS, SEP, ServerSpec, parse_panes
+
+
+def test_server_selection() -> None:
+    assert ServerSpec.select("x", None).args() == ["-L", "x"]
+    assert ServerSpec.select(None, "/s").args() == ["-S", "/s"]
+    inside = ServerSpec.select(None, None, {"TMUX": "/tmp/tmux-1/work,123,0"})
+    assert inside.args() == ["-S", "/tmp/tmux-1/work"]
+    assert ServerSpec.select(None, None, {}).args() == []
+    with pytest.raises(ValueError):
+        ServerSpec.select("x", "/s")
+
+
+def test_server_keys_differ_and_are_file_names() -> None:
+    a, b = ServerSpec("one"), ServerSpec("two")
+    assert a.key() != b.key()
+    assert "/" not in a.key() and a.key().startswith("one-")
+    assert ServerSpec(None, "/tmp/tmux-0/one").key() == ServerSpec(None, "/tmp/tmux-0/one").key()
+
+
+def test_parse_panes() -> None:
+    values = {f: "" for f in PANE_FIELDS}
+    values.update(
+        {
+            "pane_id": "%3",
+            "pane_pid": "42",
+            "pane_width": "120",
+            "pane_height": "32",
+            "pane_pipe": "1",
+            "pane_active": "1",
+            "window_active": "1",
+            "session_attached": "2",
+            "session_name": "work: odd",
+            "window_index": "1",
+            "pane_index": "0",
+            "@osf_report": "blocked 1.5",
+        }
+    )
+    line = SEP.join(values[f] for f in PANE_FIELDS)
+    (pane,) = parse_panes(line + "\nnot a pane line\n")
+    assert (pane.pane_id, pane.pid, pane.width, pane.height) == ("%3", 42, 120, 32)
+    assert pane.piped and pane.seen and not pane.dead
+    assert pane.address == "work: odd:1.0"
+    assert pane.report == "blocked 1.5"
+
+
+def test_parse_captures_keeps_rows_per_pane() -> None:
+    head = "OSFCAP" + SEP
+    out = (
+        head
+        + SEP.join(["%1", "5", "3", "2", "1", "1", "0", "t1"])
+        + "\nab\n\ncd\n"
+        + head
+        + SEP.join(["%2", "4", "2", "0", "0", "0", "1", ""])
+        + "\nxy\n"
+    )
+    caps = parse_captures(out)
+    assert caps["%1"].lines == ("ab", "", "cd")
+    assert caps["%1"].cursor == (2, 1) and caps["%1"].title == "t1"
+    assert caps["%2"].lines == ("xy", "")  # short output padded to the pane's height
+    assert caps["%2"].alt_screen and not caps["%2"].cursor_visible
+
+
+def test_foreground_from_proc(tmp_path: Path) -> None:
+    (tmp_path / "10").mkdir()
+    (tmp_path / "20").mkdir()
+    # comm with spaces and parentheses must not confuse the parser; tpgid is field 8
+    (tmp_path / "10" / "stat").write_text("10 (ba sh) (x)) S 1 10 10 34816 20 4194304 0\n")
+    (tmp_path / "20" / "cmdline").write_bytes(b"node\0/usr/lib/gemini/cli.js\0--yolo\0")
+    assert foreground_pgid(10, tmp_path) == 20
+    assert foreground_argv(10, tmp_path) == ["node", "/usr/lib/gemini/cli.js", "--yolo"]
+    assert foreground_argv(99, tmp_path) == []
