@@ -30,6 +30,7 @@ from osf_tmux.source import (
     PipeFactory,
     capture_panes,
     detach_commands,
+    seed_bytes,
 )
 from osf_tmux.tmux import (
     SEP,
@@ -542,7 +543,7 @@ class Daemon:
 
 def _screen_from(cap: PaneCapture) -> PaneScreen:
     screen = PaneScreen(max(cap.cols, 2), max(cap.rows_count, 2))
-    screen.seed(list(cap.lines), cap.cursor, cap.alt_screen, cap.title)
+    screen.feed(seed_bytes(cap))
     return screen
 
 

@@ -170,3 +170,18 @@ def parse_captures(output: str) -> dict[str, PaneCapture]:
             lines.append(line)
     flush()
     return out
+
+
+def seed_bytes(cap: PaneCapture) -> bytes:
+    """Bytes that redraw a captured pane on an empty screen: each row placed with CUP (so no
+    row can scroll or wrap into the next), then the title, the cursor and its visibility."""
+    parts = ["\x1b[?1049h" if cap.alt_screen else "", "\x1b[0m\x1b[H\x1b[2J"]
+    for y, line in enumerate(cap.lines):
+        if line:
+            parts.append(f"\x1b[{y + 1};1H{line}\x1b[0m")
+    title = "".join(ch for ch in cap.title if ch >= " " and ch != "\x7f")
+    parts.append(f"\x1b]2;{title}\x07")
+    x, y = cap.cursor
+    parts.append(f"\x1b[{y + 1};{x + 1}H")
+    parts.append("\x1b[?25h" if cap.cursor_visible else "\x1b[?25l")
+    return "".join(parts).encode("utf-8", errors="replace")

@@ -1,0 +1,164 @@
+"""Helpers for tests that run the real daemon against a private tmux server."""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.tmux_server import TmuxServer, retry_until
+
+RELAY = Path(__file__).with_name("pane_relay.py")
+
+
+class DaemonProcess:
+    """`osf-tmux -L NAME daemon` as a child process, with its files under `home`."""
+
+    def __init__(self, server: TmuxServer, home: Path) -> None:
+        self.server = server
+        self.env = dict(os.environ)
+        self.env.update(
+            {
+                "XDG_STATE_HOME": str(home / "state"),
+                "XDG_RUNTIME_DIR": str(home / "run"),
+                "XDG_CONFIG_HOME": str(home / "config"),
+            }
+        )
+        self.env.pop("TMUX", None)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = home / "daemon.stderr"
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "osf_tmux", "-L", self.server.socket_name, *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+
+    def start(self) -> None:
+        with open(self.log, "ab") as err:
+            self.proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "osf_tmux",
+                    "-L",
+                    self.server.socket_name,
+                    "daemon",
+                    "--foreground",
+                    "--debug",
+                ],
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=err,
+                stderr=err,
+            )
+        retry_until(lambda: self.status().get("running"), timeout=10, what="daemon status")
+
+    def status(self) -> dict[str, Any]:
+        out = self.cli("status", "--json")
+        try:
+            data = json.loads(out.stdout)
+        except ValueError:
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+        self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+    def stderr(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:] if self.log.exists() else ""
+
+
+class Feeder:
+    """A pane whose bytes the test writes, through a FIFO and the relay inside the pane."""
+
+    def __init__(
+        self, server: TmuxServer, workdir: Path, cols: int, rows: int, agent: str | None
+    ) -> None:
+        self.server = server
+        self.fifo = workdir / f"feed-{time.monotonic_ns()}"
+        os.mkfifo(self.fifo)
+        self.pane = server.new_pane([sys.executable, str(RELAY), str(self.fifo)], cols, rows)
+        if agent:
+            server.cmd("set-option", "-p", "-t", self.pane, "@osf-agent", agent)
+        self.fd = os.open(self.fifo, os.O_WRONLY)
+        self.offset = 0
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fd, view) :]
+        self.offset += len(data)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+    def option(self, name: str) -> str | None:
+        out = self.server.cmd("show-options", "-p", "-v", "-t", self.pane, name, check=False)
+        return out.strip() or None
+
+    def state(self) -> str | None:
+        return self.option("@osf_state")
+
+
+class Pace:
+    """Byte offset -> seconds since launch, interpolated between labelled anchors."""
+
+    def __init__(self, anchors: list[tuple[int, float]], max_gap: float = 1.0) -> None:
+        points = sorted(set(anchors))
+        self.offsets = [o for o, _ in points]
+        # Long silent stretches are shortened: the daemon needs only its settle time.
+        times, t_prev, acc = [], None, 0.0
+        for _, t in points:
+            acc += 0.0 if t_prev is None else min(max(t - t_prev, 0.0), max_gap)
+            times.append(acc)
+            t_prev = t
+        self.times = times
+
+    def at(self, offset: int) -> float:
+        i = bisect.bisect_right(self.offsets, offset)
+        if i == 0:
+            return 0.0
+        if i == len(self.offsets):
+            return self.times[-1]
+        o0, o1 = self.offsets[i - 1], self.offsets[i]
+        t0, t1 = self.times[i - 1], self.times[i]
+        return t0 + (t1 - t0) * (offset - o0) / max(o1 - o0, 1)
+
+
+def feed_paced(
+    feeder: Feeder, data: bytes, end: int, pace: Pace, start_wall: float, chunk: int = 256
+) -> None:
+    """Write `data[feeder.offset:end]` in small chunks at the recorded pace."""
+    while feeder.offset < end:
+        n = min(chunk, end - feeder.offset)
+        due = start_wall + pace.at(feeder.offset + n)
+        delay = due - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        feeder.write(data[feeder.offset : feeder.offset + n])

@@ -1,0 +1,248 @@
+"""The real daemon against a private tmux server: real captures replayed into panes at their
+recorded pace, panes created and killed, kill -9 recovery, a foreign pipe, a flood."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from osf_tmux.corpus import Capture, find_captures
+from tests.live import DaemonProcess, Feeder, Pace, feed_paced
+from tests.tmux_server import TmuxServer, retry_until
+
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+CAPTURES = Path(__file__).resolve().parent.parent / "captures"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[TmuxServer]:
+    srv = TmuxServer()
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.kill()
+
+
+@pytest.fixture(scope="module")
+def daemon(server: TmuxServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProcess]:
+    d = DaemonProcess(server, tmp_path_factory.mktemp("daemon"))
+    d.start()
+    try:
+        yield d
+    finally:
+        d.stop()
+
+
+def pane_status(daemon: DaemonProcess, pane: str) -> dict[str, object] | None:
+    for p in daemon.status().get("panes", []):
+        if p.get("pane") == pane:
+            return dict(p)
+    return None
+
+
+def wait_agent_pane(daemon: DaemonProcess, pane: str, agent: str) -> None:
+    retry_until(
+        lambda: (
+            (s := pane_status(daemon, pane)) and s.get("agent") == agent and s["pipe"] == "pipe"
+        ),
+        timeout=5,
+        what=f"daemon to take {pane} as {agent}",
+    )
+
+
+def labelled() -> list[Capture]:
+    return [c for c in find_captures(CAPTURES) if c.labels_path and c.points()]
+
+
+@pytest.mark.parametrize("capture", labelled(), ids=lambda c: c.name)
+def test_capture_live(
+    capture: Capture, server: TmuxServer, daemon: DaemonProcess, tmp_path: Path
+) -> None:
+    size, agent = capture.size(), capture.agent()
+    assert size and agent
+    data = capture.bytes_path.read_bytes()
+    labels = capture.labels()
+    anchors = [(int(s["offset"]), float(s["t"])) for s in labels.get("segments", []) if "t" in s]
+    anchors += [
+        (int(e["offset"]), float(e["t"]))
+        for e in labels.get("driver_events", labels.get("events", []))
+        if "t" in e
+    ]
+    pace = Pace(anchors or [(0, 0.0), (len(data), 5.0)])
+    feeder = Feeder(server, tmp_path, size[0], size[1], agent)
+    try:
+        wait_agent_pane(daemon, feeder.pane, agent)
+        start = time.monotonic()
+        wrong = []
+        for point in capture.points():
+            feed_paced(feeder, data, point.offset, pace, start)
+            try:
+                want = point.state
+                retry_until(
+                    lambda: feeder.state() == want,  # noqa: B023 - used before the loop moves on
+                    timeout=3,
+                    what=f"{want} at {point.offset}",
+                )
+            except AssertionError:
+                wrong.append(
+                    f"@{point.offset}: want {point.state}, pane shows "
+                    f"{feeder.state()} ({point.note})"
+                )
+        assert not wrong, "\n".join(wrong) + "\n" + daemon.stderr()[-1500:]
+    finally:
+        feeder.close()
+        server.kill_pane(feeder.pane)
+
+
+def test_new_and_killed_panes(server: TmuxServer, daemon: DaemonProcess, tmp_path: Path) -> None:
+    feeder = Feeder(server, tmp_path, 80, 24, "claude")
+    wait_agent_pane(daemon, feeder.pane, "claude")
+    server.kill_pane(feeder.pane)
+    retry_until(
+        lambda: pane_status(daemon, feeder.pane) is None,
+        timeout=5,
+        what="killed pane to leave the status",
+    )
+    feeder.close()
+
+
+def test_plain_shell_pane_has_no_state(server: TmuxServer, daemon: DaemonProcess) -> None:
+    pane = server.new_pane(
+        ["sh", "-c", "echo 'Do you want to proceed?'; exec sleep 100000"], 80, 24
+    )
+    try:
+        retry_until(lambda: pane_status(daemon, pane), timeout=5, what="pane in status")
+        status = pane_status(daemon, pane)
+        assert status is not None and status["agent"] is None and status["state"] is None
+        out = server.cmd("show-options", "-p", "-v", "-t", pane, "@osf_state", check=False)
+        assert out.strip() == ""
+    finally:
+        server.kill_pane(pane)
+
+
+def test_foreign_pipe_is_kept(server: TmuxServer, daemon: DaemonProcess, tmp_path: Path) -> None:
+    log = tmp_path / "their.log"
+    feeder = Feeder(server, tmp_path, 80, 24, None)
+    try:
+        server.cmd("pipe-pane", "-O", "-t", feeder.pane, f"cat >> {log}")
+        server.cmd("set-option", "-p", "-t", feeder.pane, "@osf-agent", "claude")
+        retry_until(
+            lambda: (s := pane_status(daemon, feeder.pane)) and s["pipe"] == "foreign",
+            timeout=5,
+            what="pane watched as foreign",
+        )
+        feeder.write(b"hello from the agent\r\n")
+        retry_until(
+            lambda: log.exists() and b"hello" in log.read_bytes(),
+            timeout=5,
+            what="their pipe still receiving",
+        )
+        assert server.cmd("display-message", "-p", "-t", feeder.pane, "#{pane_pipe}").strip() == "1"
+    finally:
+        feeder.close()
+        server.kill_pane(feeder.pane)
+
+
+def test_kill9_and_restart_recovers(server: TmuxServer, tmp_path: Path) -> None:
+    capture = next(
+        c
+        for c in labelled()
+        if c.agent() == "claude" and any(p.state == "blocked" for p in c.points())
+    )
+    point = next(p for p in capture.points() if p.state == "blocked")
+    size = capture.size()
+    assert size
+    d = DaemonProcess(server, tmp_path)
+    d.start()
+    feeder = Feeder(server, tmp_path, size[0], size[1], "claude")
+    try:
+        wait_agent_pane(d, feeder.pane, "claude")
+        feeder.write(capture.bytes_path.read_bytes()[: point.offset])
+        retry_until(lambda: feeder.state() == "blocked", timeout=3, what="blocked")
+        d.kill9()
+        t0 = time.monotonic()
+        d.start()
+        retry_until(
+            lambda: (
+                (s := pane_status(d, feeder.pane))
+                and s["state"] == "blocked"
+                and s["pipe"] == "pipe"
+            ),
+            timeout=5,
+            what="blocked again after restart",
+        )
+        elapsed = time.monotonic() - t0
+        assert elapsed < 2.0 + 1.0, f"recovery took {elapsed:.2f}s"
+        assert feeder.state() == "blocked"
+        # the new daemon reads the pane: more bytes still arrive
+        feeder.write(b"\x1b[2J\x1b[H")
+        retry_until(lambda: feeder.state() == "idle", timeout=3, what="idle after clear")
+    finally:
+        d.stop()
+        feeder.close()
+        server.kill_pane(feeder.pane)
+
+
+def test_flood_stays_bounded_and_state_recovers(
+    server: TmuxServer, daemon: DaemonProcess, tmp_path: Path
+) -> None:
+    capture = next(
+        c
+        for c in labelled()
+        if c.agent() == "claude" and any(p.state == "blocked" for p in c.points())
+    )
+    point = next(p for p in capture.points() if p.state == "blocked")
+    size = capture.size()
+    assert size
+    feeder = Feeder(server, tmp_path, size[0], size[1], "claude")
+    try:
+        wait_agent_pane(daemon, feeder.pane, "claude")
+        assert daemon.proc is not None
+        line = b"flood " * 19 + b"\r\n"
+        end = time.monotonic() + 3
+        while time.monotonic() < end:
+            feeder.write(line * 400)
+        rss = _rss_kb(daemon.proc.pid)
+        feeder.write(capture.bytes_path.read_bytes()[: point.offset])
+        t0 = time.monotonic()
+        retry_until(lambda: feeder.state() == "blocked", timeout=5, what="blocked after flood")
+        print(f"flood: daemon RSS {rss} kB, blocked {time.monotonic() - t0:.2f}s after it ended")
+        assert rss < 200_000
+    finally:
+        feeder.close()
+        server.kill_pane(feeder.pane)
+
+
+def _rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def test_daemon_exits_when_server_goes(tmp_path: Path) -> None:
+    srv = TmuxServer()
+    srv.start()
+    d = DaemonProcess(srv, tmp_path)
+    try:
+        d.start()
+        srv.kill()
+        assert d.proc is not None
+        d.proc.wait(timeout=5)
+    finally:
+        d.stop()
+        srv.kill()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-v"]))
