@@ -238,6 +238,37 @@ CASES = [
         "blocked",
         size=(80, 24),
     ),
+    # Ink CLI: an answer quoting the approval list above the live input box is not a prompt.
+    case(
+        "ink-answer-quoting-approval-0.1",
+        ["user", "what will you ask me before running commands?", "", "codex"],
+        [
+            "I will show:",
+            "Allow command?",
+            "  ❯ Yes (y)",
+            "    No, and keep going (n)",
+            "    No, and stop for now (esc)",
+            "╭──────────────────────────────────────────────╮",
+            "│ send a message                               │",
+            "╰──────────────────────────────────────────────╯",
+            '  ctrl+c to exit | "/" to see commands | enter to send',
+        ],
+        "idle",
+        size=(80, 24),
+    ),
+    # Ink CLI while thinking (dist/cli.js: `Thinking`, `press Esc twice to interrupt`).
+    case(
+        "ink-thinking-0.1",
+        ["user", "run the tests", ""],
+        [
+            "╭──────────────────────────────────────────────╮",
+            "│ ⠹  Thinking...                               │",
+            "│ press Esc twice to interrupt                 │",
+            "╰──────────────────────────────────────────────╯",
+        ],
+        "working",
+        size=(80, 24),
+    ),
     # --- questions (blocked) -----------------------------------------------------------------
     # request_user_input (Codex's render tests): its footer says `esc to interrupt`.
     case(
