@@ -1,0 +1,207 @@
+"""Daemon benchmarks on a private tmux server (never the default one). Prints numbers.
+
+  python bench/daemon_bench.py latency [--trials 30]   prompt bytes -> @osf_state=blocked
+  python bench/daemon_bench.py load [--panes 10] [--seconds 30]   CPU and RSS, spinners at 10 Hz
+  python bench/daemon_bench.py flood [--seconds 5]     a pane flooding at full speed
+
+Budgets (DESIGN.md): latency p50 <= 100 ms, max <= 300 ms; 10 spinning panes <= 1 % of a core;
+RSS <= 60 MB with 50 panes; a flood keeps memory bounded and the state right within 1 s."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from osf_tmux.corpus import Capture, find_captures  # noqa: E402
+from tests.live import DaemonProcess, Feeder  # noqa: E402
+from tests.tmux_server import TmuxServer, retry_until  # noqa: E402
+
+SPINNER = ROOT / "bench" / "fake_spinner.py"
+
+
+def proc_times(pid: int) -> tuple[float, int]:
+    """(CPU seconds used, RSS in kB) of a process, from /proc."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rfind(")") + 2 :].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    cpu = (int(fields[11]) + int(fields[12])) / ticks
+    rss = 0
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            rss = int(line.split()[1])
+    return cpu, rss
+
+
+def blocked_cases() -> list[tuple[Capture, int, int]]:
+    """(capture, offset where the agent still works, offset where the prompt is on screen)."""
+    out = []
+    for cap in find_captures(ROOT / "captures"):
+        if cap.labels_path is None:
+            continue
+        pts = cap.points()
+        for before, after in itertools.pairwise(pts):
+            if after.state == "blocked" and before.state == "working":
+                out.append((cap, before.offset, after.offset))
+    return out
+
+
+def latency(trials: int) -> None:
+    cases = blocked_cases()
+    if not cases:
+        sys.exit("no capture with a working -> blocked transition under captures/")
+    with tempfile.TemporaryDirectory() as tmp:
+        server = TmuxServer()
+        server.start()
+        daemon = DaemonProcess(server, Path(tmp))
+        try:
+            daemon.start()
+            results = []
+            for i in range(trials):
+                cap, working_at, blocked_at = cases[i % len(cases)]
+                size, agent = cap.size(), cap.agent()
+                assert size and agent
+                data = cap.bytes_path.read_bytes()
+                feeder = Feeder(server, Path(tmp), size[0], size[1], agent)
+                try:
+                    retry_until(lambda f=feeder: _known(daemon, f.pane), timeout=5)
+                    feeder.write(data[:working_at])
+                    retry_until(lambda f=feeder: f.state() == "working", timeout=5)
+                    t0 = time.monotonic()
+                    feeder.write(data[working_at:blocked_at])
+                    retry_until(lambda f=feeder: f.state() == "blocked", timeout=5, interval=0.002)
+                    results.append(time.monotonic() - t0)
+                finally:
+                    feeder.close()
+                    server.kill_pane(feeder.pane)
+            ms = sorted(r * 1000 for r in results)
+            print(
+                f"latency over {len(ms)} prompts ({len(cases)} distinct, agents: "
+                f"{sorted({c.agent() for c, _, _ in cases})}):"
+            )
+            print(
+                f"  p50 {statistics.median(ms):.0f} ms   p90 {ms[int(len(ms) * 0.9) - 1]:.0f} ms"
+                f"   max {ms[-1]:.0f} ms   (includes ~3 ms per tmux poll)"
+            )
+        finally:
+            daemon.stop()
+            server.kill()
+
+
+def _known(daemon: DaemonProcess, pane: str) -> bool:
+    return any(p.get("pane") == pane and p.get("agent") for p in daemon.status().get("panes", []))
+
+
+def load(panes: int, seconds: float, rate: float) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        server = TmuxServer()
+        server.start()
+        daemon = DaemonProcess(server, Path(tmp))
+        try:
+            ids = []
+            for _ in range(panes):
+                pane = server.new_pane([sys.executable, str(SPINNER), str(rate)], 120, 32)
+                server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
+                ids.append(pane)
+            daemon.start()
+            assert daemon.proc is not None
+            pid = daemon.proc.pid
+            retry_until(
+                lambda: (
+                    sum(1 for p in daemon.status().get("panes", []) if p.get("state") == "working")
+                    == panes
+                ),
+                timeout=15,
+                what="every spinner pane working",
+            )
+            time.sleep(2)  # let start-up work (seeding) finish before measuring
+            cpu0, _ = proc_times(pid)
+            t0 = time.monotonic()
+            time.sleep(seconds)
+            cpu1, rss = proc_times(pid)
+            wall = time.monotonic() - t0
+            calls = daemon.status().get("counters", {})
+            print(
+                f"{panes} panes spinning at {rate:g} Hz for {wall:.0f} s: daemon CPU "
+                f"{100 * (cpu1 - cpu0) / wall:.2f} % of a core, RSS {rss / 1024:.1f} MB"
+            )
+            print(f"  counters: {calls}")
+        finally:
+            daemon.stop()
+            server.kill()
+
+
+def flood(seconds: float) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        server = TmuxServer()
+        server.start()
+        daemon = DaemonProcess(server, Path(tmp))
+        try:
+            daemon.start()
+            assert daemon.proc is not None
+            pid = daemon.proc.pid
+            cmd = [
+                "sh",
+                "-c",
+                f"timeout {seconds} yes 'flood flood flood flood flood'; "
+                "printf '\\033[2J\\033[H  esc to interrupt\\n'; exec sleep 100000",
+            ]
+            pane = server.new_pane(cmd, 120, 32)
+            server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
+            t0 = time.monotonic()
+            peak = 0
+            while time.monotonic() - t0 < seconds:
+                peak = max(peak, proc_times(pid)[1])
+                time.sleep(0.1)
+            end = time.monotonic()
+            retry_until(
+                lambda: (
+                    server.cmd(
+                        "show-options", "-p", "-v", "-t", pane, "@osf_state", check=False
+                    ).strip()
+                    == "working"
+                ),
+                timeout=10,
+            )
+            settle = time.monotonic() - end
+            pane_status = next(p for p in daemon.status()["panes"] if p["pane"] == pane)
+            print(
+                f"flood {seconds:g} s: daemon peak RSS {peak / 1024:.1f} MB, state right "
+                f"{settle:.2f} s after the flood, dropped {pane_status['dropped_bytes']} bytes, "
+                f"reseeds {pane_status['reseeds']}"
+            )
+        finally:
+            daemon.stop()
+            server.kill()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    sub = ap.add_subparsers(dest="what", required=True)
+    lat = sub.add_parser("latency")
+    lat.add_argument("--trials", type=int, default=30)
+    ld = sub.add_parser("load")
+    ld.add_argument("--panes", type=int, default=10)
+    ld.add_argument("--seconds", type=float, default=30)
+    ld.add_argument("--rate", type=float, default=10)
+    fl = sub.add_parser("flood")
+    fl.add_argument("--seconds", type=float, default=5)
+    args = ap.parse_args()
+    if args.what == "latency":
+        latency(args.trials)
+    elif args.what == "load":
+        load(args.panes, args.seconds, args.rate)
+    else:
+        flood(args.seconds)
+
+
+if __name__ == "__main__":
+    main()
