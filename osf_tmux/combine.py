@@ -46,6 +46,7 @@ class Observation:
     screen: Verdict | None
     seen: bool
     report: Report | None = None
+    quiet: float = float("inf")  # seconds since the pane last printed anything
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,8 @@ class PaneState:
 
 @dataclass(frozen=True)
 class Timing:
-    idle_confirm: float = 0.4  # a return to idle must hold this long
+    idle_confirm: float = 0.4  # a return to idle must hold this long, with the pane quiet
+    idle_max: float = 8.0  # ... or hold this long while the pane keeps printing
     report_ttl: float = 30.0  # an agent report older than this is ignored
     blocked_report_grace: float = 2.0  # a screen not blocked this long after a blocked report wins
 
@@ -70,17 +72,29 @@ class PaneTracker:
         self.timing = timing or Timing()
         self.current = PaneState(None, 0.0, None, "none")
         self._idle_since: float | None = None
+        self._quiet_since = float("-inf")
         self._last_seen = float("-inf")
 
     def deadline(self) -> float | None:
         """Monotonic time at which `update` should run again even without news."""
         if self._idle_since is None:
             return None
-        return self._idle_since + self.timing.idle_confirm
+        t = self.timing
+        confirm = max(self._idle_since, self._quiet_since) + t.idle_confirm
+        return min(confirm, self._idle_since + t.idle_max)
+
+    def _idle_confirmed(self, now: float) -> bool:
+        """An agent that still prints (Codex streaming its answer hides its status row) has not
+        returned to its prompt yet, however idle one frame looks."""
+        t = self.timing
+        held = now - self._idle_since if self._idle_since is not None else 0.0
+        quiet = now - self._quiet_since
+        return (held >= t.idle_confirm and quiet >= t.idle_confirm) or held >= t.idle_max
 
     def update(self, obs: Observation, now: float, wall: float) -> PaneState:
         if obs.seen:
             self._last_seen = wall
+        self._quiet_since = now - obs.quiet
         raw, rule, source = self._raw(obs, wall)
         cur = self.current.state
         if raw is None:
@@ -91,7 +105,7 @@ class PaneTracker:
         if cur in ("blocked", "working"):
             if self._idle_since is None:
                 self._idle_since = now
-            if now - self._idle_since < self.timing.idle_confirm:
+            if not self._idle_confirmed(now):
                 return self.current
             finished = cur == "working" or raw == "done"
             target = "done" if finished and not obs.seen else "idle"

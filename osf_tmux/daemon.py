@@ -293,6 +293,7 @@ class Daemon:
             screen=w.verdict,
             seen=w.info.seen,
             report=Report.parse(w.info.report),
+            quiet=self.clock.now() - w.last_bytes,
         )
 
     def states(self) -> dict[str, PaneState]:

@@ -136,3 +136,28 @@ def test_most_urgent() -> None:
     assert most_urgent(["idle", None, "working", "done"]) == "done"
     assert most_urgent(["working", "blocked"]) == "blocked"
     assert most_urgent([None]) is None
+
+
+def test_idle_waits_for_the_pane_to_go_quiet() -> None:
+    # Codex hides its status row while the answer streams: idle-looking frames, still printing.
+    p = Pane()
+    obs = Observation(True, verdict("working"), False)
+    p.tracker.update(obs, p.clock.now(), p.clock.wall())
+    streaming = Observation(True, verdict("idle"), False, quiet=0.05)
+    for _ in range(20):  # 2 s of streaming, judged every 100 ms
+        p.clock.advance(0.1)
+        state = p.tracker.update(streaming, p.clock.now(), p.clock.wall()).state
+        assert state == "working"
+    quiet = Observation(True, verdict("idle"), False, quiet=0.41)
+    p.clock.advance(0.41)
+    assert p.tracker.update(quiet, p.clock.now(), p.clock.wall()).state == "done"
+
+
+def test_idle_is_not_held_forever_by_a_printing_pane() -> None:
+    p = Pane()
+    p.show("working")
+    streaming = Observation(True, verdict("idle"), False, quiet=0.0)
+    p.tracker.update(streaming, p.clock.now(), p.clock.wall())
+    assert p.tracker.deadline() == p.clock.now() + 0.4
+    p.clock.advance(8.0)
+    assert p.tracker.update(streaming, p.clock.now(), p.clock.wall()).state == "done"
