@@ -41,7 +41,8 @@ def resize_grid(
             _cut_width(grid, cols)
     grid.cols = cols
     grid.text = [None] * grid.rows
-    return min(cx, cols - 1), max(0, min(cy, grid.rows - 1))
+    # tmux leaves x alone (it may sit at or past the new width until the next move).
+    return cx, max(0, min(cy, grid.rows - 1))
 
 
 def _blank(cols: int) -> list[str]:

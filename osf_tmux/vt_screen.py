@@ -565,11 +565,27 @@ def _el(s: TmuxScreen, p: list[Param], last: str | None) -> None:
 
 def _il(s: TmuxScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
-    if n == -1 or s.cy < s.rupper or s.cy > s.rlower:
-        return  # tmux 3.3a ignores IL outside the scroll region
-    n = min(n, s.rlower + 1 - s.cy)
-    for _ in range(n):
-        s._scroll_down(s.cy, s.rlower)
+    if n == -1:
+        return
+    if s.rupper <= s.cy <= s.rlower:
+        for _ in range(min(n, s.rlower + 1 - s.cy)):
+            s._scroll_down(s.cy, s.rlower)
+        return
+    # Outside the region tmux 3.3a only moves rows (grid_move_lines): the rows that fit move
+    # down by n, the source rows left uncovered are emptied, the rows between keep their text
+    # and nothing happens when no row fits (measured; tmux's own clear is a no-op here).
+    cy, grid = s.cy, s.grid
+    n = min(n, s.rows - cy)
+    count = s.rows - cy - n
+    if count <= 0:
+        return
+    moved = [(grid.lines[y], grid.wrapped[y], grid.text[y]) for y in range(cy, cy + count)]
+    for i, (line, wrapped, text) in enumerate(moved):
+        grid.lines[cy + n + i], grid.wrapped[cy + n + i], grid.text[cy + n + i] = line, wrapped, text
+    for y in range(cy, min(cy + count, cy + n)):
+        grid.lines[y] = _blank_row(s.cols)
+        grid.wrapped[y] = False
+        grid.text[y] = None
 
 
 def _dl(s: TmuxScreen, p: list[Param], last: str | None) -> None:

@@ -128,8 +128,16 @@ class TmuxServer:
             title=title,
         )
 
-    def replay(self, data: bytes, cols: int, rows: int, workdir: Path) -> PaneState:
-        """Write `data` verbatim into a fresh pane of cols x rows and return what tmux shows.
+    def replay(
+        self,
+        data: bytes,
+        cols: int,
+        rows: int,
+        workdir: Path,
+        resizes: tuple[tuple[int, int], ...] = (),
+    ) -> PaneState:
+        """Write `data` verbatim into a fresh pane of cols x rows and return what tmux shows
+        (after resizing the window to each of `resizes` in turn).
 
         The writer puts its tty in raw mode (no \\n -> \\r\\n), writes the bytes, then an OSC 7
         with a unique token: tmux handles pane output in order, so once #{pane_path} shows the
@@ -144,9 +152,24 @@ class TmuxServer:
                 timeout=20,
                 what=f"pane {pane} to draw {len(data)} bytes",
             )
+            for width, height in resizes:
+                self.cmd("resize-window", "-t", pane, "-x", str(width), "-y", str(height))
+                want = f"{width}x{height}"
+                retry_until(
+                    lambda: self.cmd(
+                        "display-message", "-p", "-t", pane, "#{pane_width}x#{pane_height}"
+                    ).strip()
+                    == want,  # noqa: B023 (used before the loop moves on)
+                    timeout=10,
+                    what=f"pane {pane} to become {want}",
+                )
             return self.state(pane)
         finally:
             self.kill_pane(pane)
+
+    def default_title(self) -> str:
+        """The title a pane has before its program sets one (the host name)."""
+        return self.cmd("display-message", "-p", "-t", "osf-base:", "#{pane_title}").rstrip("\n")
 
 
 def _alive(pid: int) -> bool:

@@ -1,0 +1,41 @@
+"""Shared fixtures: a private tmux server (own `-L` socket, `-f /dev/null`), killed afterwards.
+
+Never the user's default server. `tmux_server` is per test; `tmux_server_session` is shared by
+every test of a run that asks for it (each case then works in its own session)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+from tests.tmux_server import TmuxServer
+
+TMUX_MISSING = "tmux is not installed (these tests drive a real tmux server)"
+
+
+def _started() -> TmuxServer:
+    if shutil.which("tmux") is None:
+        pytest.skip(TMUX_MISSING)
+    server = TmuxServer()
+    server.start()
+    return server
+
+
+@pytest.fixture
+def tmux_server() -> Iterator[TmuxServer]:
+    server = _started()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+@pytest.fixture(scope="session")
+def tmux_server_session() -> Iterator[TmuxServer]:
+    server = _started()
+    try:
+        yield server
+    finally:
+        server.kill()
