@@ -1,0 +1,108 @@
+"""python -m tools.agentlab {install,list,record}: drive the real agent CLIs offline and record
+captures into captures/<agent>-<version>-lab/."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tools.agentlab.agents import AGENTS
+from tools.agentlab.base import lab_home
+from tools.agentlab.driver import DriverError, Recorder
+
+REPO = Path(__file__).resolve().parents[2]
+SIZES = "80x24,120x32,200x50"
+
+
+def _sizes(text: str) -> list[tuple[int, int]]:
+    out = []
+    for part in text.split(","):
+        cols, _, rows = part.strip().lower().partition("x")
+        if not (cols.isdigit() and rows.isdigit()):
+            raise SystemExit(f"bad size {part!r}: want COLSxROWS, like 120x32")
+        out.append((int(cols), int(rows)))
+    return out
+
+
+def cmd_install(args: argparse.Namespace) -> int:
+    script = Path(__file__).with_name("install.sh")
+    return subprocess.call(["bash", str(script), *args.agents])
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    print(f"agents home: {lab_home()}")
+    for name, agent in AGENTS.items():
+        where = agent.binary()
+        version = agent.version() if agent.installed() else "not installed"
+        print(f"{name:8s} {version:16s} {where}")
+        print("         scenarios: " + " ".join(agent.scenarios()))
+    return 0
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    failures: list[str] = []
+    for name in args.agent.split(","):
+        agent = AGENTS.get(name)
+        if agent is None:
+            raise SystemExit(f"unknown agent {name!r}; known: {', '.join(AGENTS)}")
+        if not agent.installed():
+            raise SystemExit(f"{name} is not installed under {lab_home()}: run "
+                             f"`python -m tools.agentlab install {name}`")
+        table = agent.scenarios()
+        wanted = list(table) if args.scenario == "all" else args.scenario.split(",")
+        unknown = [w for w in wanted if w not in table]
+        if unknown:
+            raise SystemExit(f"unknown scenario(s) {unknown}; {name} has: {' '.join(table)}")
+        folder = f"{agent.folder}-{agent.version()}-lab"
+        out = Path(args.out) if args.out else REPO / "captures" / folder
+        for cols, rows in _sizes(args.size):
+            for scen in wanted:
+                label = f"{name}/{scen}-{cols}x{rows}"
+                print(f"recording {label} -> {out}", file=sys.stderr, flush=True)
+                for attempt in range(1, args.retries + 2):
+                    start = time.time()
+                    try:
+                        path = Recorder(agent, table[scen], cols, rows, out,
+                                        keep_run_dir=args.keep, verbose=args.verbose).run()
+                    except DriverError as e:
+                        print(f"  attempt {attempt} failed: {e}", file=sys.stderr, flush=True)
+                        continue
+                    size = path.with_name(path.name.replace(".labels.json", ".bytes")).stat()
+                    print(f"  ok in {time.time() - start:.1f}s, {size.st_size} bytes",
+                          file=sys.stderr, flush=True)
+                    break
+                else:
+                    failures.append(label)
+    if failures:
+        print("FAILED: " + " ".join(failures), file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tools.agentlab", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("install", help="install the agent CLIs under $OSF_AGENTLAB_HOME")
+    p.add_argument("agents", nargs="*", help="claude codex gemini aider (default: all)")
+    p.set_defaults(func=cmd_install)
+    p = sub.add_parser("list", help="installed agents, versions and scenarios")
+    p.set_defaults(func=cmd_list)
+    p = sub.add_parser("record", help="record scenarios into captures/<agent>-<version>-lab/")
+    p.add_argument("--agent", default="claude", help="comma-separated agent names")
+    p.add_argument("--size", default=SIZES, help=f"comma-separated COLSxROWS (default {SIZES})")
+    p.add_argument("--scenario", default="all", help="comma-separated names, or all")
+    p.add_argument("--out", help="output folder (default captures/<agent>-<version>-lab)")
+    p.add_argument("--retries", type=int, default=1, help="re-runs of a failed recording")
+    p.add_argument("--keep", action="store_true", help="keep the throwaway run directory")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="narrate; also keep the fake server's request log next to the capture")
+    p.set_defaults(func=cmd_record)
+    args = ap.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,9 @@
+"""The agents the lab knows, by name."""
+
+from __future__ import annotations
+
+from tools.agentlab.base import AgentSpec
+from tools.agentlab.claude import Claude
+from tools.agentlab.codex import Codex
+
+AGENTS: dict[str, AgentSpec] = {"claude": Claude(), "codex": Codex()}

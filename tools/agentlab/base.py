@@ -1,0 +1,86 @@
+"""The pieces every agent adapter provides: where it is installed, how to start it offline
+against the fake server in a throwaway HOME, and its scenarios."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.agentlab.actions import Action
+from tools.agentlab.script import Script
+
+
+def lab_home() -> Path:
+    """Where install.sh puts the agents: outside the repository, never committed."""
+    return Path(os.environ.get("OSF_AGENTLAB_HOME", Path.home() / ".cache" / "osf-agentlab"))
+
+
+@dataclass(frozen=True)
+class RunDirs:
+    root: Path  # throwaway directory of one run
+    home: Path  # the agent's HOME: config seeded per scenario, nothing from the real user
+    proj: Path  # the agent's working directory
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    script: Script
+    actions: list[Action]
+    files: dict[str, str] = field(default_factory=dict)  # created in proj before launch
+    options: dict[str, object] = field(default_factory=dict)  # agent-specific switches
+
+
+BASE_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "TERM": "tmux-256color",
+    "COLORTERM": "truecolor",
+}
+
+
+class AgentSpec:
+    """One agent CLI. Subclasses fill in the details."""
+
+    name = "agent"
+    folder = "agent"  # captures/<folder>-<version>-lab
+
+    def binary(self) -> Path:
+        raise NotImplementedError
+
+    def version(self) -> str:
+        raise NotImplementedError
+
+    def prepare(
+        self, dirs: RunDirs, url: str, scenario: Scenario
+    ) -> tuple[list[str], dict[str, str]]:
+        """Seed HOME and proj; return the argv and the full environment of the agent."""
+        raise NotImplementedError
+
+    def scenarios(self) -> dict[str, Scenario]:
+        raise NotImplementedError
+
+    def installed(self) -> bool:
+        return self.binary().exists()
+
+    # Shared helpers ----------------------------------------------------------------------
+    @staticmethod
+    def write_files(dirs: RunDirs, files: dict[str, str]) -> None:
+        for rel, content in files.items():
+            path = dirs.proj / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content)
+
+    @staticmethod
+    def git_init(dirs: RunDirs) -> None:
+        """Agents behave differently outside a git repository (aider insists on one)."""
+        env = {**BASE_ENV, "HOME": str(dirs.home), "GIT_AUTHOR_NAME": "lab",
+               "GIT_AUTHOR_EMAIL": "lab@example.invalid", "GIT_COMMITTER_NAME": "lab",
+               "GIT_COMMITTER_EMAIL": "lab@example.invalid"}
+        for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
+                    ["git", "commit", "-q", "-m", "initial", "--allow-empty"]):
+            subprocess.run(cmd, cwd=dirs.proj, env=env, check=True, capture_output=True)

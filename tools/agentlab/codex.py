@@ -1,0 +1,173 @@
+"""Codex CLI: the native binary from the npm platform package, against the fake Responses API
+through a custom model provider in CODEX_HOME/config.toml."""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+from pathlib import Path
+
+from tools.agentlab import stories as st
+from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Type, flatten
+from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, lab_home
+from tools.agentlab.script import Script, Text, Tool, Turn
+
+# `esc to interrupt` shows while the model thinks or a tool runs, but not while answer text
+# streams; the end of a turn is therefore taken from the fake server (server_quiet).
+WORKING = Cue(r"esc to interrupt")
+COMPOSER = Cue(r"\? for shortcuts|Ask Codex to do anything",
+               absent=r"esc to interrupt|Press enter to confirm|esc to cancel")
+APPROVAL = Cue(r"Would you like to (run|make) the following|Press enter to confirm")
+TRUST = Cue(r"trust the (files|contents)|Do you trust")
+DRAFT_IDLE = Cue(r"Do you want to proceed\?.*Esc to cancel", tail=6)
+
+# Codex asks before running a command only when the model requests to leave the sandbox.
+ESCALATE = {"sandbox_permissions": "require_escalated",
+            "justification": "Do you want to remove the build directory?"}
+
+CODEX_TURNS = [
+    Turn(st.P_BASH, [
+        [Text("I'll remove the build directory."),
+         Tool("bash", {"command": "rm -rf build && sleep 2 && echo done", **ESCALATE})],
+        [Text("Done: the build directory is gone.", chunk=6, delay=0.06)],
+    ]),
+    Turn(st.P_EDIT, [
+        [Text("I'll update app.py."),
+         Tool("edit", {"path": "app.py", "old": "    print('hello')",
+                       "new": "    print('hello, world')"})],
+        [Text("Now the notes file."),
+         Tool("write", {"path": "NOTES.md",
+                        "content": "# Notes\n\n- the greeting now says world\n"})],
+        [Text("Updated app.py and created NOTES.md.", chunk=6, delay=0.06)],
+    ]),
+]
+
+
+def _start() -> list[Action]:
+    return [Expect("idle", COMPOSER, "startup finished, composer ready", timeout=60, settle=0.8)]
+
+
+def _ask(prompt: str) -> list[Action]:
+    return [Type(prompt), Keys(("Enter",), "submit prompt"),
+            Expect("working", WORKING, "prompt submitted, agent working")]
+
+
+def _done(note: str = "turn finished, back at the composer") -> Expect:
+    return Expect("idle", COMPOSER, note, settle=1.2, server_quiet=True)
+
+
+def _scenarios() -> list[Scenario]:
+    # Codex-specific turns first: the shared ones would answer the same prompts otherwise.
+    script = Script(CODEX_TURNS + st.ALL_TURNS)
+
+    def sc(name: str, desc: str, *steps: Action | list[Action], **options: object) -> Scenario:
+        return Scenario(name, desc, script, flatten(steps), st.PROJECT_FILES, dict(options))
+
+    return [
+        sc("startup", "launch with the project trusted; composer ready", _start()),
+        sc("text", "a slowly streamed text answer", _start(), _ask(st.P_TEXT), _done()),
+        sc("bash_yes", "command approval (escalation request) approved",
+           _start(), _ask(st.P_BASH),
+           Expect("blocked", APPROVAL, "command approval prompt", settle=1.5),
+           Keys(("Enter",), "1. Yes, proceed"),
+           Expect("working", WORKING, "approved; command running"),
+           _done()),
+        sc("bash_esc", "command approval rejected with Esc",
+           _start(), _ask(st.P_BASH),
+           Expect("blocked", APPROVAL, "command approval prompt", settle=1.5),
+           Keys(("Escape",), "reject with Esc"),
+           _done("rejected with Esc; back at the composer")),
+        sc("bash_no", "command approval rejected by choosing No",
+           _start(), _ask(st.P_BASH),
+           Expect("blocked", APPROVAL, "command approval prompt", settle=1.5),
+           PickOption(r"No\b", "choose the No option"),
+           _done("rejected with No; back at the composer")),
+        sc("interrupt_esc", "long streamed answer interrupted with Esc",
+           _start(), _ask(st.P_ESSAY),
+           Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.5),
+           Keys(("Escape",), "interrupt with Esc"),
+           Expect("idle", COMPOSER, "interrupted; back at the composer", settle=1.2)),
+        sc("interrupt_ctrlc", "long streamed answer interrupted with Ctrl-C",
+           _start(), _ask(st.P_ESSAY),
+           Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.5),
+           Keys(("C-c",), "interrupt with Ctrl-C"),
+           Expect("idle", COMPOSER, "interrupted; back at the composer", settle=1.2)),
+        sc("edit_write", "apply_patch approvals (edit, then new file), both approved",
+           _start(), _ask(st.P_EDIT),
+           Expect("blocked", APPROVAL, "edit approval prompt", settle=1.5),
+           Keys(("Enter",), "1. Yes, proceed"),
+           Expect("working", Cue(r"esc to interrupt", absent=APPROVAL.pattern),
+                  "edit approved; agent working"),
+           Expect("blocked", APPROVAL, "new-file approval prompt", settle=1.5),
+           Keys(("Enter",), "1. Yes, proceed"),
+           _done()),
+        sc("long_output", "a long answer that scrolls the transcript",
+           _start(), _ask(st.P_LONG), _done()),
+        sc("thinking", "reasoning summary streamed before the answer",
+           _start(), _ask(st.P_THINK), _done()),
+        sc("ask_back", "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",
+           _start(), _ask(st.P_ASKBACK), _done("turn finished; answer ends with a question")),
+        sc("draft", "prompt phrases typed into the composer, never sent (idle)",
+           _start(), Type(st.DRAFT, "draft with prompt phrases, not sent"),
+           Expect("idle", DRAFT_IDLE, "draft in the composer; still idle", settle=2.0)),
+        sc("trust_dialog", "start-up: trust-directory dialog left unanswered",
+           Expect("blocked", TRUST, "trust dialog at start-up", timeout=60, settle=2.5),
+           seed_trust=False),
+    ]
+
+
+class Codex(AgentSpec):
+    name = "codex"
+    folder = "codex"
+
+    def _vendor(self) -> Path:
+        base = lab_home() / "npm" / "node_modules" / "@openai"
+        for candidate in sorted(base.glob("codex-linux-*/vendor/*/bin/codex")):
+            return candidate.parent.parent
+        return base / "codex-linux-x64" / "vendor" / "x86_64-unknown-linux-musl"
+
+    def binary(self) -> Path:
+        return self._vendor() / "bin" / "codex"
+
+    @functools.cache  # noqa: B019 - one spec object per process; the version never changes
+    def version(self) -> str:
+        out = subprocess.run([str(self.binary()), "--version"], capture_output=True, text=True,
+                             timeout=60, env={**BASE_ENV, "HOME": "/tmp"})
+        words = out.stdout.split()
+        return words[-1] if words else "unknown"
+
+    def scenarios(self) -> dict[str, Scenario]:
+        return {s.name: s for s in _scenarios()}
+
+    def prepare(
+        self, dirs: RunDirs, url: str, scenario: Scenario
+    ) -> tuple[list[str], dict[str, str]]:
+        self.write_files(dirs, scenario.files)
+        self.git_init(dirs)
+        codex_home = dirs.home / ".codex"
+        codex_home.mkdir()
+        trust = ""
+        if scenario.options.get("seed_trust", True):
+            trust = f'\n[projects."{dirs.proj}"]\ntrust_level = "trusted"\n'
+        # read-only sandbox: edits and escalated commands both need the user's approval.
+        (codex_home / "config.toml").write_text(f'''model = "gpt-5.5"
+model_provider = "lab"
+approval_policy = "on-request"
+sandbox_mode = "read-only"
+check_for_update_on_startup = false
+
+[model_providers.lab]
+name = "agentlab fake server"
+base_url = "{url}/v1"
+wire_api = "responses"
+env_key = "AGENTLAB_API_KEY"
+request_max_retries = 1
+stream_max_retries = 1
+
+[analytics]
+enabled = false
+{trust}''')
+        env = {**BASE_ENV, "HOME": str(dirs.home), "CODEX_HOME": str(codex_home),
+               "AGENTLAB_API_KEY": "sk-agentlab-fake",
+               "PATH": f"{self._vendor() / 'codex-path'}:{BASE_ENV['PATH']}"}
+        return [str(self.binary())], env

@@ -1,0 +1,261 @@
+"""Record one scenario: a private tmux server, a pane at the scenario size, pipe-pane into a sink
+before the agent starts, the agent pointed at the fake model server, and a loop that polls
+`capture-pane` (~50 ms) to know when to act and where each state begins.
+
+Writes NAME-COLSxROWS.bytes, .timing, .labels.json and .snapshots/NN-state.txt."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tools.agentlab.actions import Expect, Keys, PickOption, Sleep, Type
+from tools.agentlab.base import AgentSpec, RunDirs, Scenario
+from tools.agentlab.fakeserver import FakeModelServer
+from tools.agentlab.refine import cue_matches, refine_offsets
+
+POLL = 0.05
+SINK = Path(__file__).with_name("pipesink.py")
+
+
+class DriverError(RuntimeError):
+    pass
+
+
+class Tmux:
+    """A tmux server of our own: unique `-L` socket, no config file; never the default server."""
+
+    def __init__(self) -> None:
+        exe = shutil.which("tmux")
+        if exe is None:
+            raise DriverError("tmux is not installed")
+        self.exe = exe
+        self.socket = f"osf-agentlab-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.started = False
+
+    def __call__(self, *args: str, check: bool = True) -> str:
+        argv = [self.exe, "-L", self.socket, "-f", "/dev/null", *args]
+        env = {**os.environ, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+        env.pop("TMUX", None)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, env=env)
+        if check and proc.returncode != 0:
+            raise DriverError(f"{shlex.join(argv)} failed: {proc.stderr.strip()}")
+        return proc.stdout
+
+    def kill(self) -> None:
+        if self.started:
+            self("kill-server", check=False)
+            self.started = False
+
+
+@dataclass
+class Recording:
+    segments: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Recorder:
+    def __init__(self, agent: AgentSpec, scenario: Scenario, cols: int, rows: int,
+                 out_dir: Path, keep_run_dir: bool = False, verbose: bool = True) -> None:
+        self.agent = agent
+        self.scenario = scenario
+        self.cols, self.rows = cols, rows
+        self.out_dir = out_dir
+        self.name = f"{scenario.name}-{cols}x{rows}"
+        self.base = out_dir / self.name
+        self.keep_run_dir = keep_run_dir
+        self.verbose = verbose
+        self.tmux = Tmux()
+        self.rec = Recording()
+        self.t0 = 0.0
+        self.server: FakeModelServer | None = None
+
+    # -- helpers ------------------------------------------------------------------------------
+    def say(self, msg: str) -> None:
+        if self.verbose:
+            print(f"  [{self.name} {self.elapsed():6.2f}s @{self.offset():6d}] {msg}",
+                  file=sys.stderr, flush=True)
+
+    def elapsed(self) -> float:
+        return time.time() - self.t0 if self.t0 else 0.0
+
+    def offset(self) -> int:
+        try:
+            return self.base.with_suffix(".bytes").stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def capture(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "lab:0.0", check=False)
+
+    def event(self, kind: str, note: str) -> None:
+        self.rec.events.append({"offset": self.offset(), "t": round(self.elapsed(), 3),
+                                "event": kind, "note": note})
+
+    def snapshot(self, label: str) -> str:
+        snaps = Path(str(self.base) + ".snapshots")
+        snaps.mkdir(exist_ok=True)
+        n = len(list(snaps.glob("*.txt")))
+        name = f"{n:02d}-{label}"
+        (snaps / f"{name}.txt").write_text(self.capture())
+        return name
+
+    # -- the run -------------------------------------------------------------------------------
+    def run(self) -> Path:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        for suffix in (".bytes", ".timing", ".labels.json"):
+            Path(str(self.base) + suffix).unlink(missing_ok=True)
+        shutil.rmtree(str(self.base) + ".snapshots", ignore_errors=True)
+        # The working directory shows in the agents' banners: a stable path per scenario keeps
+        # re-recordings comparable (a random mkdtemp name would change every capture).
+        root = Path(tempfile.gettempdir()) / "agentlab" / self.agent.name / self.scenario.name
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
+        dirs = RunDirs(root=root, home=root / "home", proj=root / "proj")
+        dirs.home.mkdir()
+        dirs.proj.mkdir()
+        server = FakeModelServer(self.scenario.script, dirs.proj, root / "requests.jsonl")
+        server.start()
+        self.server = server
+        try:
+            argv, env = self.agent.prepare(dirs, server.url, self.scenario)
+            self._start_pane(dirs, argv, env)
+            self._play()
+            time.sleep(0.5)
+            self.snapshot("zz-final")
+            self.event("end", "recording stopped; tmux server killed")
+        finally:
+            self.tmux.kill()
+            server.stop()
+            if self.keep_run_dir:
+                self.say(f"run directory kept: {root}")
+            else:
+                shutil.rmtree(root, ignore_errors=True)
+        time.sleep(0.2)  # the sink sees EOF when the server dies; let its last write land
+        return self._write_labels()
+
+    def _start_pane(self, dirs: RunDirs, argv: list[str], env: dict[str, str]) -> None:
+        go = dirs.root / "go"
+        launcher = dirs.root / "launch.sh"
+        env_args = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
+        # The pane first waits, silently, for the go file: pipe-pane must be attached before the
+        # agent writes its first byte, and tmux can only pipe a pane that already exists.
+        launcher.write_text(
+            "#!/bin/sh\n"
+            f"while [ ! -e {shlex.quote(str(go))} ]; do sleep 0.02; done\n"
+            f"cd {shlex.quote(str(dirs.proj))} || exit 1\n"
+            f"exec env -i {env_args} {shlex.join(argv)}\n")
+        launcher.chmod(0o755)
+        self.tmux("new-session", "-d", "-s", "lab", "-x", str(self.cols), "-y", str(self.rows),
+                  str(launcher))
+        self.tmux.started = True
+        self.tmux("set-option", "-g", "remain-on-exit", "on")
+        self.tmux("set-option", "-g", "status", "off")
+        size = self.tmux("display", "-p", "-t", "lab:0.0", "#{pane_width}x#{pane_height}").strip()
+        if size != f"{self.cols}x{self.rows}":
+            raise DriverError(f"pane is {size}, wanted {self.cols}x{self.rows}")
+        sink = shlex.join([sys.executable, str(SINK), str(self.base)])
+        self.tmux("pipe-pane", "-O", "-t", "lab:0.0", sink)
+        time.sleep(0.2)  # the sink process must be up before the first byte
+        self.t0 = time.time()
+        go.touch()
+        self.rec.events.append({"offset": 0, "t": 0.0, "event": "launch",
+                                "note": shlex.join(argv[:1] + [a for a in argv[1:3]])})
+        self.rec.segments.append({"offset": 0, "t": 0.0, "state": "working",
+                                  "note": "booting: agent starting, UI not ready yet",
+                                  "offset_polled": 0})
+
+    def _play(self) -> None:
+        for action in self.scenario.actions:
+            if isinstance(action, Expect):
+                self._expect(action)
+            elif isinstance(action, Type):
+                self.event("typed", action.note or action.text)
+                self.tmux("send-keys", "-t", "lab:0.0", "-l", action.text)
+                self.say(f"typed {action.text!r}")
+                time.sleep(0.3)
+            elif isinstance(action, Keys):
+                self.event("keys", f"{' '.join(action.keys)} {action.note}".strip())
+                self.tmux("send-keys", "-t", "lab:0.0", *action.keys)
+                self.say(f"keys {action.keys} ({action.note})")
+            elif isinstance(action, PickOption):
+                screen = self.capture()
+                m = re.search(r"(\d)\.\s+" + action.label, screen)
+                if not m:
+                    raise DriverError(f"{self.name}: no option {action.label!r} on screen:\n"
+                                      + screen)
+                self.event("keys", f"{m.group(1)} {action.note}")
+                self.tmux("send-keys", "-t", "lab:0.0", m.group(1))
+                self.say(f"picked option {m.group(1)} ({action.note})")
+            elif isinstance(action, Sleep):
+                time.sleep(action.seconds)
+
+    def _expect(self, exp: Expect) -> None:
+        deadline = time.time() + exp.timeout
+        while True:
+            before = self.offset()
+            text = self.capture()
+            if cue_matches(exp.cue, text) and (
+                    not exp.server_quiet or (self.server is not None and self.server.quiet())
+            ):
+                break
+            if time.time() > deadline:
+                self.snapshot("timeout")
+                raise DriverError(f"{self.name}: timed out waiting for {exp.note!r} "
+                                  f"({exp.cue.pattern!r}); screen:\n{text}")
+            time.sleep(POLL)
+        if exp.state is not None:
+            seg: dict[str, Any] = {
+                "server_quiet": exp.server_quiet,
+                "offset": before, "t": round(self.elapsed(), 3), "state": exp.state,
+                "note": exp.note, "cue": exp.cue.pattern, "absent": exp.cue.absent,
+                "tail": exp.cue.tail, "offset_polled": before,
+                "offset_after_detect": self.offset(),
+            }
+            seg["snapshot"] = self.snapshot(exp.state)
+            self.rec.segments.append(seg)
+            self.say(f"{exp.state}: {exp.note}")
+        if exp.settle:
+            time.sleep(exp.settle)
+
+    def _write_labels(self) -> Path:
+        data = Path(str(self.base) + ".bytes").read_bytes()
+        timing = Path(str(self.base) + ".timing")
+        boundaries = [int(line.split()[0]) for line in timing.read_text().splitlines()
+                      if line.strip()] if timing.exists() else []
+        refine_offsets(data, self.cols, self.rows, self.rec.segments, self.rec.events,
+                       boundaries)
+        labels = {
+            "agent": self.agent.name,
+            "version": self.agent.version(),
+            "scenario": self.scenario.name,
+            "description": self.scenario.description,
+            "cols": self.cols,
+            "rows": self.rows,
+            "bytes_file": self.name + ".bytes",
+            "total_bytes": len(data),
+            "t0_epoch": round(self.t0, 3),
+            "recorder": "tools/agentlab (python -m tools.agentlab record)",
+            "offset_semantics": (
+                "offset = offset_exact when found, else offset_polled. offset_polled = size of "
+                ".bytes at the first ~50 ms capture-pane poll that showed the cue. offset_exact ="
+                " first pipe-pane read boundary (from .timing), searched from the previous "
+                "segment's offset to the next driver action, at which a replay of the bytes "
+                "into osf_tmux.screen.PaneScreen shows the cue (and not `absent`)."),
+            "segments": self.rec.segments,
+            "driver_events": self.rec.events,
+        }
+        path = Path(str(self.base) + ".labels.json")
+        path.write_text(json.dumps(labels, indent=1, ensure_ascii=False) + "\n")
+        return path

@@ -1,0 +1,701 @@
+"""Fake model servers on 127.0.0.1 speaking just enough of four APIs to drive the real agents.
+
+- Anthropic Messages (Claude Code): POST /v1/messages, streaming SSE.
+- OpenAI Responses (Codex CLI): POST .../responses, streaming SSE.
+- Gemini (Gemini CLI): POST .../models/M:streamGenerateContent?alt=sse, :generateContent,
+  :countTokens.
+- OpenAI chat completions (aider): POST .../chat/completions, streaming SSE.
+
+One server answers all four (the path tells them apart), scripted by a `Script`. Every request
+is appended to a JSONL log so a failing scenario can be debugged from what the agent really sent.
+Nothing here talks to the network beyond the loopback socket it listens on."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from tools.agentlab.script import Pause, Reply, Script, Text, Thinking, Tool, chunks, side_reply
+
+Json = dict[str, Any]
+
+
+class FakeModelServer:
+    """Owns the HTTP server thread; `script` and `cwd` may be swapped between runs."""
+
+    def __init__(self, script: Script, cwd: Path, log_path: Path | None = None) -> None:
+        self.script = script
+        self.cwd = cwd
+        self.log_path = log_path
+        self._lock = threading.Lock()
+        # Requests still being answered. Some agents (Codex) draw no working cue while text
+        # streams, so the driver also asks the server whether the model is done.
+        self.inflight = 0
+        self.last_done = 0.0
+        handler = _make_handler(self)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self.httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> FakeModelServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def log(self, entry: Json) -> None:
+        if self.log_path is None:
+            return
+        entry = {"t": round(time.time(), 3), **entry}
+        with self._lock, self.log_path.open("a") as f:
+            f.write(json.dumps(entry) + "\n")
+
+    def quiet(self, for_seconds: float = 0.3) -> bool:
+        """No request in flight, and none finished within `for_seconds`."""
+        with self._lock:
+            return self.inflight == 0 and time.time() - self.last_done >= for_seconds
+
+    def abspath(self, path: str) -> str:
+        return path if os.path.isabs(path) else str(self.cwd / path)
+
+
+class _Gone(Exception):
+    """The client hung up (an interrupted turn); stop streaming quietly."""
+
+
+def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # the JSONL log says more; stderr would land in the driver's terminal
+
+        def do_GET(self) -> None:
+            path = self.path.split("?", 1)[0]
+            server.log({"method": "GET", "path": self.path})
+            if path.endswith("/models"):
+                self._json({"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+            else:
+                self._json({"error": {"message": "not found"}}, status=404)
+
+        def do_HEAD(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body: Json = json.loads(raw or b"{}")
+            except ValueError:
+                body = {}
+            path = self.path.split("?", 1)[0]
+            with server._lock:
+                server.inflight += 1
+            try:
+                route = _route(path)
+                server.log({"method": "POST", "path": self.path, "route": route,
+                            "summary": _summary(body)})
+                if route == "anthropic":
+                    self._anthropic(body)
+                elif route == "anthropic_count":
+                    self._json({"input_tokens": 1000})
+                elif route == "responses":
+                    self._responses(body)
+                elif route == "gemini_stream":
+                    self._gemini(body, path, stream=True)
+                elif route == "gemini":
+                    self._gemini(body, path, stream=False)
+                elif route == "gemini_count":
+                    self._json({"totalTokens": 1000})
+                elif route == "chat":
+                    self._chat(body)
+                else:
+                    self._json({"error": {"message": f"no route for {path}"}}, status=404)
+            except (_Gone, BrokenPipeError, ConnectionResetError):
+                server.log({"event": "client hung up", "path": self.path})
+                self.close_connection = True
+            finally:
+                with server._lock:
+                    server.inflight -= 1
+                    server.last_done = time.time()
+
+        # -- plumbing ------------------------------------------------------------------------
+        def _json(self, obj: Json, status: int = 200) -> None:
+            data = json.dumps(obj).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _sse_start(self) -> None:
+            # No Content-Length: the stream ends when the connection closes.
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+
+        def _sse(self, data: Json | str, event: str | None = None) -> None:
+            text = data if isinstance(data, str) else json.dumps(data)
+            frame = (f"event: {event}\n" if event else "") + f"data: {text}\n\n"
+            try:
+                self.wfile.write(frame.encode())
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError) as e:
+                raise _Gone from e
+
+        # -- Anthropic Messages ----------------------------------------------------------------
+        def _anthropic(self, body: Json) -> None:
+            reply = _anthropic_reply(server, body)
+            server.log({"route": "anthropic", "reply": [repr(s)[:80] for s in reply]})
+            model = str(body.get("model", "claude-fake"))
+            if not body.get("stream"):
+                self._json(_anthropic_message(server, reply, model))
+                return
+            self._sse_start()
+            msg_id = "msg_" + uuid.uuid4().hex[:24]
+            self._sse({"type": "message_start", "message": {
+                "id": msg_id, "type": "message", "role": "assistant", "model": model,
+                "content": [], "stop_reason": None, "stop_sequence": None,
+                "usage": {"input_tokens": 50, "output_tokens": 1}}}, "message_start")
+            has_tool = False
+            for index, step in enumerate(reply):
+                if isinstance(step, Pause):
+                    time.sleep(step.seconds)
+                    self._sse({"type": "ping"}, "ping")
+                    continue
+                if isinstance(step, Text):
+                    self._sse({"type": "content_block_start", "index": index,
+                               "content_block": {"type": "text", "text": ""}},
+                              "content_block_start")
+                    for piece in chunks(step.text, step.chunk):
+                        time.sleep(step.delay)
+                        self._sse({"type": "content_block_delta", "index": index,
+                                   "delta": {"type": "text_delta", "text": piece}},
+                                  "content_block_delta")
+                elif isinstance(step, Thinking):
+                    self._sse({"type": "content_block_start", "index": index,
+                               "content_block": {"type": "thinking", "thinking": "",
+                                                 "signature": ""}}, "content_block_start")
+                    for piece in chunks(step.text, step.chunk):
+                        time.sleep(step.delay)
+                        self._sse({"type": "content_block_delta", "index": index,
+                                   "delta": {"type": "thinking_delta", "thinking": piece}},
+                                  "content_block_delta")
+                    self._sse({"type": "content_block_delta", "index": index,
+                               "delta": {"type": "signature_delta",
+                                         "signature": "fakesig" + uuid.uuid4().hex}},
+                              "content_block_delta")
+                elif isinstance(step, Tool):
+                    has_tool = True
+                    name, args = _claude_tool(server, step)
+                    self._sse({"type": "content_block_start", "index": index,
+                               "content_block": {"type": "tool_use",
+                                                 "id": "toolu_" + uuid.uuid4().hex[:24],
+                                                 "name": name, "input": {}}},
+                              "content_block_start")
+                    payload = json.dumps(args)
+                    for piece in chunks(payload, max(1, len(payload) // 2 + 1)):
+                        time.sleep(0.05)
+                        self._sse({"type": "content_block_delta", "index": index,
+                                   "delta": {"type": "input_json_delta", "partial_json": piece}},
+                                  "content_block_delta")
+                self._sse({"type": "content_block_stop", "index": index}, "content_block_stop")
+            self._sse({"type": "message_delta",
+                       "delta": {"stop_reason": "tool_use" if has_tool else "end_turn",
+                                 "stop_sequence": None},
+                       "usage": {"output_tokens": 40}}, "message_delta")
+            self._sse({"type": "message_stop"}, "message_stop")
+
+        # -- OpenAI Responses (Codex) ----------------------------------------------------------
+        def _responses(self, body: Json) -> None:
+            reply, tools = _responses_reply(server, body)
+            server.log({"route": "responses", "reply": [repr(s)[:80] for s in reply]})
+            self._sse_start()
+            resp_id = "resp_" + uuid.uuid4().hex[:24]
+            base = {"id": resp_id, "object": "response", "created_at": int(time.time()),
+                    "status": "in_progress", "model": body.get("model", "gpt-fake"), "output": []}
+            self._sse({"type": "response.created", "response": base}, "response.created")
+            out = 0
+            for step in reply:
+                if isinstance(step, Pause):
+                    time.sleep(step.seconds)
+                    continue
+                if isinstance(step, Thinking):
+                    item_id = "rs_" + uuid.uuid4().hex[:24]
+                    self._sse({"type": "response.output_item.added", "output_index": out,
+                               "item": {"type": "reasoning", "id": item_id, "summary": []}},
+                              "response.output_item.added")
+                    for piece in chunks(step.text, step.chunk):
+                        time.sleep(step.delay)
+                        self._sse({"type": "response.reasoning_summary_text.delta",
+                                   "item_id": item_id, "output_index": out,
+                                   "summary_index": 0, "delta": piece},
+                                  "response.reasoning_summary_text.delta")
+                    self._sse({"type": "response.output_item.done", "output_index": out,
+                               "item": {"type": "reasoning", "id": item_id,
+                                        "summary": [{"type": "summary_text",
+                                                     "text": step.text}]}},
+                              "response.output_item.done")
+                elif isinstance(step, Text):
+                    item_id = "msg_" + uuid.uuid4().hex[:24]
+                    self._sse({"type": "response.output_item.added", "output_index": out,
+                               "item": {"type": "message", "id": item_id, "role": "assistant",
+                                        "status": "in_progress", "content": []}},
+                              "response.output_item.added")
+                    self._sse({"type": "response.content_part.added", "item_id": item_id,
+                               "output_index": out, "content_index": 0,
+                               "part": {"type": "output_text", "text": "", "annotations": []}},
+                              "response.content_part.added")
+                    for piece in chunks(step.text, step.chunk):
+                        time.sleep(step.delay)
+                        self._sse({"type": "response.output_text.delta", "item_id": item_id,
+                                   "output_index": out, "content_index": 0, "delta": piece},
+                                  "response.output_text.delta")
+                    self._sse({"type": "response.output_item.done", "output_index": out,
+                               "item": {"type": "message", "id": item_id, "role": "assistant",
+                                        "status": "completed",
+                                        "content": [{"type": "output_text", "text": step.text,
+                                                     "annotations": []}]}},
+                              "response.output_item.done")
+                elif isinstance(step, Tool):
+                    item = _codex_tool(server, step, tools)
+                    time.sleep(0.1)
+                    self._sse({"type": "response.output_item.added", "output_index": out,
+                               "item": {**item, "status": "in_progress"}},
+                              "response.output_item.added")
+                    self._sse({"type": "response.output_item.done", "output_index": out,
+                               "item": item}, "response.output_item.done")
+                out += 1
+            self._sse({"type": "response.completed", "response": {
+                **base, "status": "completed",
+                "usage": {"input_tokens": 50, "input_tokens_details": {"cached_tokens": 0},
+                          "output_tokens": 40, "output_tokens_details": {"reasoning_tokens": 0},
+                          "total_tokens": 90}}}, "response.completed")
+
+        # -- Gemini ------------------------------------------------------------------------------
+        def _gemini(self, body: Json, path: str, stream: bool) -> None:
+            model = path.rsplit("/", 1)[-1].split(":", 1)[0]
+            schema = (body.get("generationConfig") or {}).get("responseJsonSchema") or (
+                body.get("generationConfig") or {}).get("responseSchema")
+            if schema is not None:
+                # Side questions (next speaker, model routing, loop checks) want JSON back.
+                text = json.dumps(_fill_schema(schema))
+                server.log({"route": "gemini-json", "reply": text[:200]})
+                chunk = _gemini_chunk([{"text": text}], model, final=True)
+                if stream:
+                    self._sse_start()
+                    self._sse(chunk)
+                else:
+                    self._json(chunk)
+                return
+            reply = _gemini_reply(server, body)
+            server.log({"route": "gemini", "reply": [repr(s)[:80] for s in reply]})
+            if not stream:
+                parts = [p for step in reply for p in _gemini_parts(server, step, body)]
+                self._json(_gemini_chunk(parts or [{"text": "OK."}], model, final=True))
+                return
+            self._sse_start()
+            for step in reply:
+                if isinstance(step, Pause):
+                    time.sleep(step.seconds)
+                    continue
+                if isinstance(step, (Text, Thinking)):
+                    for piece in chunks(step.text, step.chunk):
+                        time.sleep(step.delay)
+                        part: Json = {"text": piece}
+                        if isinstance(step, Thinking):
+                            part["thought"] = True
+                        self._sse(_gemini_chunk([part], model, final=False))
+                else:
+                    time.sleep(0.1)
+                    self._sse(_gemini_chunk(_gemini_parts(server, step, body), model,
+                                            final=False))
+            self._sse(_gemini_chunk([{"text": ""}], model, final=True))
+
+        # -- OpenAI chat completions (aider) -----------------------------------------------------
+        def _chat(self, body: Json) -> None:
+            reply = _chat_reply(server, body)
+            server.log({"route": "chat", "reply": [repr(s)[:80] for s in reply]})
+            model = str(body.get("model", "gpt-fake"))
+            cid = "chatcmpl-" + uuid.uuid4().hex[:20]
+            created = int(time.time())
+            if not body.get("stream"):
+                text = "".join(_chat_text(s) for s in reply if not isinstance(s, Thinking))
+                self._json({"id": cid, "object": "chat.completion", "created": created,
+                            "model": model, "choices": [{"index": 0, "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": text}}],
+                            "usage": {"prompt_tokens": 50, "completion_tokens": 40,
+                                      "total_tokens": 90}})
+                return
+            self._sse_start()
+
+            def delta(d: Json, finish: str | None = None) -> None:
+                self._sse({"id": cid, "object": "chat.completion.chunk", "created": created,
+                           "model": model, "choices": [{"index": 0, "delta": d,
+                                                        "finish_reason": finish}]})
+
+            delta({"role": "assistant", "content": ""})
+            for step in reply:
+                if isinstance(step, Pause):
+                    time.sleep(step.seconds)
+                    continue
+                if isinstance(step, Thinking):
+                    for piece in chunks(step.text, step.chunk):
+                        time.sleep(step.delay)
+                        delta({"reasoning_content": piece})
+                    continue
+                text = step.text if isinstance(step, Text) else _chat_text(step)
+                chunk_size = step.chunk if isinstance(step, Text) else 24
+                pause = step.delay if isinstance(step, Text) else 0.03
+                for piece in chunks(text, chunk_size):
+                    time.sleep(pause)
+                    delta({"content": piece})
+            delta({}, finish="stop")
+            self._sse({"id": cid, "object": "chat.completion.chunk", "created": created,
+                       "model": model, "choices": [],
+                       "usage": {"prompt_tokens": 50, "completion_tokens": 40,
+                                 "total_tokens": 90}})
+            self._sse("[DONE]")
+
+    return Handler
+
+
+# -- routing and conversation position ----------------------------------------------------------
+
+
+def _route(path: str) -> str:
+    if path.endswith("/messages/count_tokens"):
+        return "anthropic_count"
+    if path.endswith("/messages"):
+        return "anthropic"
+    if path.endswith("/responses"):
+        return "responses"
+    if path.endswith(":streamGenerateContent"):
+        return "gemini_stream"
+    if path.endswith(":generateContent"):
+        return "gemini"
+    if path.endswith(":countTokens"):
+        return "gemini_count"
+    if path.endswith("/chat/completions"):
+        return "chat"
+    return "unknown"
+
+
+def _summary(body: Json) -> Json:
+    """A small record of a request: enough to see which turn/step it was, not the whole prompt."""
+    out: Json = {k: body[k] for k in ("model", "stream", "max_tokens") if k in body}
+    tools = body.get("tools")
+    if isinstance(tools, list):
+        names: list[str] = []
+        for t in tools:
+            if isinstance(t, dict):
+                if "functionDeclarations" in t:
+                    names += [str(f.get("name")) for f in t["functionDeclarations"]]
+                else:
+                    names.append(str(t.get("name") or (t.get("function") or {}).get("name")
+                                     or t.get("type")))
+        out["tools"] = names
+    return out
+
+
+def _is_reminder(text: str) -> bool:
+    t = text.lstrip()
+    return t.startswith("<system-reminder>") or t.startswith("<environment_context>") or \
+        t.startswith("<user_instructions>") or t.startswith("# AGENTS.md")
+
+
+def _anthropic_position(messages: list[Json]) -> tuple[str, int]:
+    prompt, index = "", 0
+    for msg in messages:
+        if msg.get("role") != "user":
+            continue
+        content = msg.get("content")
+        if isinstance(content, str):
+            if not _is_reminder(content):
+                prompt, index = content, 0
+            continue
+        if not isinstance(content, list):
+            continue
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            index += 1
+            continue
+        texts = [str(b.get("text", "")) for b in content
+                 if isinstance(b, dict) and b.get("type") == "text"]
+        real = [t for t in texts if not _is_reminder(t)]
+        if real:
+            prompt, index = "\n".join(real), 0
+    return prompt, index
+
+
+def _anthropic_reply(server: FakeModelServer, body: Json) -> Reply:
+    if not body.get("tools"):
+        return side_reply()
+    prompt, index = _anthropic_position(list(body.get("messages") or []))
+    return server.script.reply_for(prompt, index)
+
+
+def _claude_tool(server: FakeModelServer, step: Tool) -> tuple[str, Json]:
+    a = step.args
+    if step.kind == "bash":
+        return "Bash", {"command": a["command"], "description": a.get("description", "")}
+    if step.kind == "read":
+        return "Read", {"file_path": server.abspath(a["path"])}
+    if step.kind == "edit":
+        return "Edit", {"file_path": server.abspath(a["path"]), "old_string": a["old"],
+                        "new_string": a["new"]}
+    if step.kind == "write":
+        return "Write", {"file_path": server.abspath(a["path"]), "content": a["content"]}
+    if step.kind == "plan":
+        return "ExitPlanMode", {"plan": a["plan"]}
+    if step.kind == "question":
+        return "AskUserQuestion", {"questions": [{
+            "question": a["question"], "header": a.get("header", "Question"),
+            "multiSelect": False,
+            "options": [{"label": lab, "description": desc} for lab, desc in a["options"]]}]}
+    raise ValueError(f"Claude has no tool for {step.kind!r}")
+
+
+def _anthropic_message(server: FakeModelServer, reply: Reply, model: str) -> Json:
+    content: list[Json] = []
+    for step in reply:
+        if isinstance(step, Text):
+            content.append({"type": "text", "text": step.text})
+        elif isinstance(step, Tool):
+            name, args = _claude_tool(server, step)
+            content.append({"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24],
+                            "name": name, "input": args})
+    has_tool = any(c["type"] == "tool_use" for c in content)
+    return {"id": "msg_" + uuid.uuid4().hex[:24], "type": "message", "role": "assistant",
+            "model": model, "content": content,
+            "stop_reason": "tool_use" if has_tool else "end_turn", "stop_sequence": None,
+            "usage": {"input_tokens": 50, "output_tokens": 40}}
+
+
+def _responses_position(items: list[Json]) -> tuple[str, int]:
+    prompt, index = "", 0
+    for item in items:
+        kind = item.get("type", "message")
+        if kind in ("function_call_output", "custom_tool_call_output",
+                    "local_shell_call_output"):
+            index += 1
+        elif kind == "message" and item.get("role") == "user":
+            content = item.get("content")
+            texts = [content] if isinstance(content, str) else [
+                str(c.get("text", "")) for c in (content or []) if isinstance(c, dict)]
+            real = [t for t in texts if not _is_reminder(t)]
+            if real:
+                prompt, index = "\n".join(real), 0
+    return prompt, index
+
+
+def _tool_names(body: Json) -> dict[str, Json]:
+    out: dict[str, Json] = {}
+    for t in body.get("tools") or []:
+        if isinstance(t, dict):
+            name = t.get("name") or (t.get("function") or {}).get("name") or t.get("type")
+            out[str(name)] = t
+    return out
+
+
+def _responses_reply(server: FakeModelServer, body: Json) -> tuple[Reply, dict[str, Json]]:
+    tools = _tool_names(body)
+    if not tools:
+        return side_reply(), tools
+    prompt, index = _responses_position(list(body.get("input") or []))
+    return server.script.reply_for(prompt, index), tools
+
+
+def _patch_for(server: FakeModelServer, step: Tool) -> str:
+    """An apply_patch envelope for an edit or a new file."""
+    path = step.args["path"]
+    if step.kind == "write":
+        body = "".join("+" + line + "\n" for line in step.args["content"].splitlines())
+        return f"*** Begin Patch\n*** Add File: {path}\n{body}*** End Patch\n"
+    old = "".join("-" + line + "\n" for line in step.args["old"].splitlines())
+    new = "".join("+" + line + "\n" for line in step.args["new"].splitlines())
+    return f"*** Begin Patch\n*** Update File: {path}\n@@\n{old}{new}*** End Patch\n"
+
+
+def _codex_tool(server: FakeModelServer, step: Tool, tools: dict[str, Json]) -> Json:
+    call_id = "call_" + uuid.uuid4().hex[:20]
+    if step.kind in ("edit", "write"):
+        patch = _patch_for(server, step)
+        spec = tools.get("apply_patch")
+        if spec is not None and spec.get("type") == "custom":
+            return {"type": "custom_tool_call", "id": "ctc_" + call_id, "call_id": call_id,
+                    "name": "apply_patch", "input": patch, "status": "completed"}
+        if spec is not None:
+            return {"type": "function_call", "id": "fc_" + call_id, "call_id": call_id,
+                    "name": "apply_patch", "arguments": json.dumps({"input": patch}),
+                    "status": "completed"}
+        # No apply_patch tool offered: codex also accepts the patch through the shell tool.
+        step = Tool("bash", {"command": "apply_patch <<'EOF'\n" + patch + "EOF"})
+    command = step.args["command"]
+    if "shell_command" in tools:
+        name, args = "shell_command", {"command": command, "workdir": str(server.cwd)}
+    elif "exec_command" in tools:
+        name, args = "exec_command", {"cmd": command, "workdir": str(server.cwd)}
+    else:
+        name, args = "shell", {"command": ["bash", "-lc", command], "workdir": str(server.cwd)}
+    return {"type": "function_call", "id": "fc_" + call_id, "call_id": call_id, "name": name,
+            "arguments": json.dumps(args), "status": "completed"}
+
+
+def _gemini_position(contents: list[Json]) -> tuple[str, int]:
+    prompt, index = "", 0
+    for c in contents:
+        if c.get("role") != "user":
+            continue
+        parts = [p for p in c.get("parts") or [] if isinstance(p, dict)]
+        if any("functionResponse" in p for p in parts):
+            index += 1
+            continue
+        texts = [str(p.get("text", "")) for p in parts if "text" in p]
+        if texts:
+            prompt, index = "\n".join(texts), 0
+    return prompt, index
+
+
+def _gemini_reply(server: FakeModelServer, body: Json) -> Reply:
+    if not body.get("tools"):
+        return side_reply()
+    prompt, index = _gemini_position(list(body.get("contents") or []))
+    return server.script.reply_for(prompt, index)
+
+
+def _gemini_param(body: Json, tool: str, candidates: tuple[str, ...]) -> str:
+    """The first of `candidates` that the tool declares (its parameter names change often)."""
+    for t in body.get("tools") or []:
+        for f in (t or {}).get("functionDeclarations") or []:
+            if f.get("name") == tool:
+                schema = f.get("parametersJsonSchema") or f.get("parameters") or {}
+                props = schema.get("properties") or {}
+                for c in candidates:
+                    if c in props:
+                        return c
+    return candidates[0]
+
+
+def _gemini_parts(server: FakeModelServer, step: Any, body: Json) -> list[Json]:
+    if isinstance(step, Text):
+        return [{"text": step.text}]
+    if isinstance(step, Thinking):
+        return [{"text": step.text, "thought": True}]
+    if not isinstance(step, Tool):
+        return []
+    a = step.args
+    if step.kind == "bash":
+        call: Json = {"name": "run_shell_command",
+                      "args": {"command": a["command"], "description": a.get("description", "")}}
+    elif step.kind == "read":
+        key = _gemini_param(body, "read_file", ("file_path", "absolute_path", "path"))
+        call = {"name": "read_file", "args": {key: server.abspath(a["path"])}}
+    elif step.kind == "edit":
+        key = _gemini_param(body, "replace", ("file_path", "absolute_path", "path"))
+        call = {"name": "replace", "args": {key: server.abspath(a["path"]),
+                                            "old_string": a["old"], "new_string": a["new"],
+                                            "instruction": a.get("description", "edit")}}
+    elif step.kind == "write":
+        key = _gemini_param(body, "write_file", ("file_path", "absolute_path", "path"))
+        call = {"name": "write_file", "args": {key: server.abspath(a["path"]),
+                                               "content": a["content"]}}
+    else:
+        return [{"text": f"(no {step.kind} tool here)"}]
+    return [{"functionCall": call}]
+
+
+def _gemini_chunk(parts: list[Json], model: str, final: bool) -> Json:
+    cand: Json = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if final:
+        cand["finishReason"] = "STOP"
+    return {"candidates": [cand], "modelVersion": model,
+            "usageMetadata": {"promptTokenCount": 50, "candidatesTokenCount": 40,
+                              "totalTokenCount": 90}}
+
+
+def _fill_schema(schema: Json) -> Any:
+    """A plausible value for a JSON schema; answers that steer the agent back to the user."""
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = kind[0]
+    kind = str(kind or "object").lower()
+    if "enum" in schema:
+        enum = list(schema["enum"])
+        for preferred in ("user", "flash", "false"):
+            if preferred in enum:
+                return preferred
+        return enum[0]
+    if kind == "object":
+        out: Json = {}
+        for key, sub in (schema.get("properties") or {}).items():
+            if key == "next_speaker":
+                out[key] = "user"
+            elif key == "model_choice":
+                out[key] = "flash"
+            else:
+                out[key] = _fill_schema(sub if isinstance(sub, dict) else {})
+        return out
+    if kind == "array":
+        return []
+    if kind in ("number", "integer"):
+        return 0
+    if kind == "boolean":
+        return False
+    return "ok"
+
+
+def _chat_position(messages: list[Json]) -> str:
+    for msg in reversed(messages):
+        if msg.get("role") == "user":
+            content = msg.get("content")
+            if isinstance(content, list):
+                return "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+            return str(content or "")
+    return ""
+
+
+def _chat_reply(server: FakeModelServer, body: Json) -> Reply:
+    return server.script.reply_for(_chat_position(list(body.get("messages") or [])), 0)
+
+
+def _chat_text(step: Any) -> str:
+    """aider has no tool calls: shell commands and files are fenced blocks in the answer."""
+    if isinstance(step, Text):
+        return step.text
+    if isinstance(step, Tool):
+        a = step.args
+        if step.kind == "bash":
+            return f"\n```bash\n{a['command']}\n```\n"
+        if step.kind in ("write", "edit"):
+            content = a.get("content") or a.get("whole") or a.get("new", "")
+            return f"\n{a['path']}\n```\n{content}\n```\n"
+    return ""
+
+
+def iter_log(path: Path) -> Iterator[Json]:
+    if path.exists():
+        for line in path.read_text().splitlines():
+            yield json.loads(line)
+

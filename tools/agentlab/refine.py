@@ -1,0 +1,63 @@
+"""Move each label from the poll that saw its cue to the first byte offset that shows it.
+
+Polling lags (50 ms, plus pipe-pane to sink latency) and can even run ahead of the file (tmux
+drew the frame before the sink wrote it). Replaying the bytes into the project's own screen
+model (osf_tmux.screen.PaneScreen) at every pipe-pane read boundary finds the first boundary at
+which the cue is visible, which is what the classifier will be asked about."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from osf_tmux.screen import PaneScreen
+from tools.agentlab.actions import Cue
+
+
+def cue_matches(cue: Cue, text: str) -> bool:
+    """The cue's pattern is on screen (within the bottom `tail` non-blank rows, if set) and its
+    `absent` pattern is not."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if cue.tail:
+        lines = lines[-cue.tail :]
+    hay = "\n".join(lines)
+    # MULTILINE: `^`/`$` are row boundaries, which is how cues about a row's start are written.
+    if not re.search(cue.pattern, hay, re.MULTILINE):
+        return False
+    return not (cue.absent and re.search(cue.absent, hay, re.MULTILINE))
+
+
+def _first_match(data: bytes, cols: int, rows: int, cue: Cue, points: list[int]) -> int | None:
+    screen = PaneScreen(cols, rows)
+    fed = 0
+    for point in points:
+        screen.feed(data[fed:point])
+        fed = point
+        if cue_matches(cue, "\n".join(screen.snapshot().rows)):
+            return point
+    return None
+
+
+def refine_offsets(data: bytes, cols: int, rows: int, segments: list[dict[str, Any]],
+                   events: list[dict[str, Any]], boundaries: list[int]) -> None:
+    """Set `offset_exact` (or None) and `offset` on each labelled segment, in place."""
+    bounds = sorted({b for b in boundaries if 0 < b <= len(data)} | {len(data)})
+    lo = 0
+    for seg in segments:
+        if seg.get("cue") is None or seg.get("server_quiet"):
+            # No cue, or a cue that only means something once the model is done (the screen
+            # alone would match mid-turn): keep the polled offset.
+            seg["offset_exact"] = None
+            lo = seg["offset"]
+            continue
+        # The state was seen at poll time and held until the driver's next action, so its
+        # first frame lies after the previous label and before that action.
+        later = [e["offset"] for e in events if e["t"] > seg["t"] and e["event"] != "launch"]
+        hi = min(later) if later else len(data)
+        hi = max(hi, seg["offset_polled"])
+        cue = Cue(seg["cue"], seg.get("absent"), int(seg.get("tail") or 0))
+        window = [b for b in bounds if lo < b <= hi]
+        found = _first_match(data, cols, rows, cue, window)
+        seg["offset_exact"] = found
+        seg["offset"] = found if found is not None else seg["offset_polled"]
+        lo = seg["offset"]
