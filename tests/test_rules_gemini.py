@@ -179,6 +179,82 @@ DRAFT_80x24 = """Tips for getting started:
 """
 
 
+# Verbatim: 0.61.0 at 80x24 against a local stand-in for the API that asks for a shell command
+# with a redirection; the title had already turned to Action Required.
+SHELL_REAL_80x24 = """Tips for getting started:
+1. Create GEMINI.md files to customize your interactions
+2. /help for more information
+3. Ask coding questions, edit code or run commands
+4. Be specific for the best results
+▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄
+ > Run the build
+▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀
+✦ I will run it.
+
+╭──────────────────────────────────────────────────────────────────────────────╮
+│ ? Shell  sleep 2; echo build-ok > out.txt                                    │
+│ ╭──────────────────────────────────────────────────────────────────────────╮ │
+│ │ sleep 2; echo build-ok > out.txt                                         │ │
+│ ╰──────────────────────────────────────────────────────────────────────────╯ │
+│ Allow execution of [Shell]?                                                  │
+│ Redirection detected. To auto-accept, press Shift+Tab                        │
+│                                                                              │
+│ ● 1. Allow once                                                              │
+│   2. Allow for this session                                                  │
+│   3. No, suggest changes (esc)                                               │
+╰──────────────────────────────────────────────────────────────────────────────╯"""
+
+# Verbatim: the same dialog rejected with Esc (cancelled tool box, "Request cancelled.").
+REJECTED_REAL_80x24 = """4. Be specific for the best results
+▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄
+ > Run the build
+▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀
+✦ I will run it.
+
+╭──────────────────────────────────────────────────────────────────────────╮
+│ -  Shell sleep 2; echo build-ok > out.txt                                │
+│                                                                          │
+╰──────────────────────────────────────────────────────────────────────────╯
+
+
+ℹ Request cancelled.
+
+
+                                                                ? for shortcuts
+────────────────────────────────────────────────────────────────────────────────
+ Shift+Tab to accept edits
+▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄
+ >   Type your message or @path/to/file
+▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀
+ workspace (/directory)                    sandbox                       /model
+ /work/scratch/run/proj                    no sandbox                      Auto"""
+
+# Verbatim: approved on the next turn; the answer ends with a question to the user.
+ANSWER_QUESTION_REAL_80x24 = """
+ℹ Request cancelled.
+▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄
+ > Run the build again
+▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀
+✦ I will run it.
+
+╭──────────────────────────────────────────────────────────────────────────╮
+│ ✓  Shell sleep 2; echo build-ok > out.txt                                │
+│                                                                          │
+╰──────────────────────────────────────────────────────────────────────────╯
+
+✦ The command finished. Would you like me to run the tests too?
+
+
+                                                                ? for shortcuts
+────────────────────────────────────────────────────────────────────────────────
+ Shift+Tab to accept edits
+▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄
+ >   Type your message or @path/to/file
+▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀
+ workspace (/directory)                    sandbox                       /model
+ /work/scratch/run/proj                    no sandbox                      Auto"""
+
+
 def shell_dialog(cols: int, command: str, question: str, options: list[str]) -> list[str]:
     """0.61 shell confirmation (03-blocked.txt of shell_approve), re-laid at `cols`."""
     inner = cols - 4
@@ -193,6 +269,18 @@ FOOTER_OLD = "~/proj (main*)      no sandbox (see /docs)      gemini-2.5-pro (99
 SHELL_OPTIONS = ["Allow once", "Allow for this session", "No, suggest changes (esc)"]
 
 CASES: list[tuple[str, Snapshot, str]] = [
+    # --- real 0.61.0 screens at 80x24 (see the constants above) ---
+    (
+        "real-shell-confirm-redirection-80x24",
+        screen(SHELL_REAL_80x24.split("\n"), 80, 24, title=ACTION),
+        "blocked",
+    ),
+    ("real-rejected-then-idle-80x24", screen(REJECTED_REAL_80x24.split("\n"), 80, 24), "idle"),
+    (
+        "real-answer-ending-in-question-80x24",
+        screen(ANSWER_QUESTION_REAL_80x24.split("\n"), 80, 24),
+        "idle",
+    ),
     # --- start-up dialogs (blocked) ---
     ("trust-dialog-80x24", screen(TRUST_80x24.split("\n"), 80, 24), "blocked"),
     ("auth-dialog-80x24", screen(AUTH_80x24.split("\n"), 80, 24), "blocked"),
