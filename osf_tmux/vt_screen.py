@@ -144,6 +144,49 @@ class TmuxScreen:
             return
         self._cell(char, width)
 
+    def print_text(self, text: str) -> None:
+        """Runs of 1-cell characters (box drawing, bullets, accents) go in as slices when no
+        wide character is in the way; anything else takes the per-character path."""
+        if not self.mode_wrap or self.mode_insert:
+            for ch in text:
+                self.print_char(ch)
+            return
+        self.last = None
+        n = len(text)
+        i = 0
+        while i < n:
+            if self.zwj_pending or char_width(text[i]) != 1:
+                self.print_char(text[i])
+                i += 1
+                continue
+            j = i + 1
+            while j < n and char_width(text[j]) == 1:
+                j += 1
+            self._narrow_run(text[i:j])
+            i = j
+
+    def _narrow_run(self, run: str) -> None:
+        cols = self.cols
+        grid = self.grid
+        pos = 0
+        n = len(run)
+        while pos < n:
+            if self.cx > cols - 1:
+                self._linefeed(True)
+                self.cx = 0
+            cx = self.cx
+            k = min(n - pos, cols - cx)
+            line = grid.lines[self.cy]
+            end = cx + k
+            if PAD in line[cx : end + 1]:
+                for ch in run[pos : pos + k]:
+                    self._cell(ch, 1)
+            else:
+                line[cx:end] = run[pos : pos + k]
+                grid.text[self.cy] = None
+                self.cx = end
+            pos += k
+
     def _combine(self, char: str) -> None:
         cx = self.cx
         if cx == 0:
@@ -579,9 +622,12 @@ def _il(s: TmuxScreen, p: list[Param], last: str | None) -> None:
     count = s.rows - cy - n
     if count <= 0:
         return
-    moved = [(grid.lines[y], grid.wrapped[y], grid.text[y]) for y in range(cy, cy + count)]
-    for i, (line, wrapped, text) in enumerate(moved):
-        grid.lines[cy + n + i], grid.wrapped[cy + n + i], grid.text[cy + n + i] = line, wrapped, text
+    src, dst = slice(cy, cy + count), slice(cy + n, cy + n + count)
+    grid.lines[dst], grid.wrapped[dst], grid.text[dst] = (
+        grid.lines[src],
+        grid.wrapped[src],
+        grid.text[src],
+    )
     for y in range(cy, min(cy + count, cy + n)):
         grid.lines[y] = _blank_row(s.cols)
         grid.wrapped[y] = False

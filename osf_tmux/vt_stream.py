@@ -39,6 +39,9 @@ _HIGH = re.compile(rb"[\x80-\xff]+")
 # A complete, well-formed CSI with nothing tmux would execute or ignore inside it.
 _CSI = re.compile(rb"\x1b\[([\x3c-\x3f]?)([\x30-\x3b]*)([\x20-\x2f]*)([\x40-\x7e])")
 
+# A complete OSC ended by BEL with no control bytes inside (the usual window title).
+_OSC_BEL = re.compile(rb"\x1b\]([\x20-\xff]*)\x07")
+
 # Parser states (tmux's names).
 GROUND = 0
 ESC_ENTER = 1
@@ -58,6 +61,12 @@ APC_STRING = 14
 RENAME_STRING = 15
 CONSUME_ST = 16
 
+# Parsed CSI sequences by their bytes; bounded so hostile input cannot grow it without limit.
+CsiCall = tuple[str, list[Param], str]
+_csi_cache: dict[bytes, CsiCall | None] = {}
+_CSI_CACHE_SIZE = 4096
+_UNPARSED: CsiCall = ("", [], "")
+
 _C0_EXECUTED = frozenset(range(0x00, 0x18)) | {0x19} | frozenset(range(0x1C, 0x20))
 
 
@@ -68,11 +77,15 @@ class Terminal(Protocol):
 
     def print_char(self, char: str) -> None: ...
 
+    def print_text(self, text: str) -> None:
+        """Decoded non-ASCII text: the same as print_char for each character."""
+
     def execute(self, code: int) -> None: ...
 
     def esc_dispatch(self, intermediates: str, final: str) -> None: ...
 
-    def csi_dispatch(self, intermediates: str, params: list[Param], final: str) -> None: ...
+    def csi_dispatch(self, intermediates: str, params: list[Param], final: str) -> None:
+        """`params` may be shared between calls (parsed once per distinct sequence): read only."""
 
     def osc_dispatch(self, data: bytes) -> None: ...
 
@@ -127,6 +140,8 @@ class Parser:
         printable = _PRINTABLE.match
         high = _HIGH.match
         csi = _CSI.match
+        osc = _OSC_BEL.match
+        cache = _csi_cache
         while i < n:
             if self.state == GROUND:
                 b = data[i]
@@ -149,10 +164,34 @@ class Parser:
                 if b == 0x1B:
                     m = csi(data, i)
                     if m is not None:
-                        i = m.end()
-                        prefix, raw, interm, final = m.groups()
-                        self._csi(prefix + interm, raw, final)
+                        j = m.end()
+                        # Programs repeat the same few sequences (cursor moves, colours):
+                        # parse each distinct one once.
+                        key = data[i:j]
+                        parsed = cache.get(key, _UNPARSED)
+                        if parsed is _UNPARSED:
+                            parsed = self._parse_csi(m)
+                            if len(cache) < _CSI_CACHE_SIZE:
+                                cache[key] = parsed
+                        if parsed is None:
+                            t.swallowed()
+                        else:
+                            t.csi_dispatch(*parsed)
+                        i = j
                         continue
+                    m = osc(data, i)
+                    if m is not None:
+                        body = m.group(1)
+                        if len(body) <= MAX_STRING:
+                            t.osc_dispatch(body)
+                        i = m.end()
+                        continue
+                elif b < 0x20 and b != 0x18 and b != 0x1A:
+                    if self._u8_size:
+                        self.reset_utf8()
+                    t.execute(b)
+                    i += 1
+                    continue
             self._step(data[i])
             i += 1
 
@@ -165,9 +204,7 @@ class Parser:
             except UnicodeDecodeError:
                 pass
             else:
-                print_char = self.terminal.print_char
-                for ch in text:
-                    print_char(ch)
+                self.terminal.print_text(text)
                 return
         for b in run:
             self._utf8_byte(b)
@@ -234,15 +271,17 @@ class Parser:
         else:
             self._params.append(b)
 
-    def _csi(self, interm: bytes, raw: bytes, final: bytes) -> None:
+    @staticmethod
+    def _parse_csi(m: re.Match[bytes]) -> CsiCall | None:
+        """A complete CSI from the fast path, checked as the state machine would check it."""
+        prefix, raw, interm, final = m.groups()
+        interm = prefix + interm
         if len(interm) > MAX_INTERMEDIATES or len(raw) > MAX_PARAM_BYTES:
-            self.terminal.swallowed()
-            return
+            return None
         params = split_params(raw)
         if params is None:
-            self.terminal.swallowed()
-            return
-        self.terminal.csi_dispatch(interm.decode("ascii"), params, chr(final[0]))
+            return None
+        return interm.decode("ascii"), params, chr(final[0])
 
     def _step(self, b: int) -> None:
         state = self.state

@@ -4,6 +4,7 @@ Never touches the user's default server. Tests wait with `retry_until`, not with
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import shutil
@@ -102,8 +103,18 @@ class TmuxServer:
         tmux 3.3a on new-window)."""
         self._sessions += 1
         pane = self.cmd(
-            "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", f"case{self._sessions}",
-            "-x", str(cols), "-y", str(rows), shlex.join(command),
+            "new-session",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-s",
+            f"case{self._sessions}",
+            "-x",
+            str(cols),
+            "-y",
+            str(rows),
+            shlex.join(command),
         ).strip()
         size = self.cmd("display-message", "-p", "-t", pane, "#{pane_width}x#{pane_height}")
         if size.strip() != f"{cols}x{rows}":
@@ -156,16 +167,17 @@ class TmuxServer:
                 self.cmd("resize-window", "-t", pane, "-x", str(width), "-y", str(height))
                 want = f"{width}x{height}"
                 retry_until(
-                    lambda: self.cmd(
-                        "display-message", "-p", "-t", pane, "#{pane_width}x#{pane_height}"
-                    ).strip()
-                    == want,  # noqa: B023 (used before the loop moves on)
+                    functools.partial(self._has_size, pane, want),
                     timeout=10,
                     what=f"pane {pane} to become {want}",
                 )
             return self.state(pane)
         finally:
             self.kill_pane(pane)
+
+    def _has_size(self, pane: str, size: str) -> bool:
+        fmt = "#{pane_width}x#{pane_height}"
+        return self.cmd("display-message", "-p", "-t", pane, fmt).strip() == size
 
     def default_title(self) -> str:
         """The title a pane has before its program sets one (the host name)."""
