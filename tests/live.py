@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import json
 import os
 import signal
 import subprocess
@@ -13,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from osf_tmux.lifecycle import DaemonFiles, read_status, running_pid
+from osf_tmux.tmux import ServerSpec
 from tests.tmux_server import TmuxServer, retry_until
 
 RELAY = Path(__file__).with_name("pane_relay.py")
@@ -65,12 +66,11 @@ class DaemonProcess:
         retry_until(lambda: self.status().get("running"), timeout=10, what="daemon status")
 
     def status(self) -> dict[str, Any]:
-        out = self.cli("status", "--json")
-        try:
-            data = json.loads(out.stdout)
-        except ValueError:
+        """The daemon's status file, read directly (a `status` subprocess per poll is slow)."""
+        files = DaemonFiles.for_server(ServerSpec(self.server.socket_name), self.env)
+        if running_pid(files) is None:
             return {}
-        return data if isinstance(data, dict) else {}
+        return read_status(files) or {}
 
     def kill9(self) -> None:
         assert self.proc is not None

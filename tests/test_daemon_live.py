@@ -87,9 +87,10 @@ def test_capture_live(
         for point in capture.points():
             feed_paced(feeder, data, point.offset, pace, start)
             try:
-                want = point.state
+                # No client is attached, so nobody sees the pane: a finished turn shows as done.
+                want = {"idle": ("idle", "done")}.get(point.state, (point.state,))
                 retry_until(
-                    lambda: feeder.state() == want,  # noqa: B023 - used before the loop moves on
+                    lambda: feeder.state() in want,  # noqa: B023 - used before the loop moves on
                     timeout=3,
                     what=f"{want} at {point.offset}",
                 )
@@ -182,7 +183,7 @@ def test_kill9_and_restart_recovers(server: TmuxServer, tmp_path: Path) -> None:
             what="blocked again after restart",
         )
         elapsed = time.monotonic() - t0
-        assert elapsed < 2.0 + 1.0, f"recovery took {elapsed:.2f}s"
+        assert elapsed < 2.0, f"recovery took {elapsed:.2f}s"
         assert feeder.state() == "blocked"
         # the new daemon reads the pane: more bytes still arrive
         feeder.write(b"\x1b[2J\x1b[H")
