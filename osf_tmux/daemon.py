@@ -107,6 +107,9 @@ class Daemon:
         self.status_file = status_file
         self.identify_argv = identify
         self.panes: dict[str, PaneWatch] = {}
+        # Panes with something to do (bytes to parse, a frame to judge, a seed, a deadline):
+        # the loop visits only these, so quiet panes cost nothing per turn.
+        self.active: set[str] = set()
         self.clients: list[str] = []
         self.publisher = Publisher()
         self.selector = selectors.DefaultSelector()
@@ -183,10 +186,13 @@ class Daemon:
                 self._on_bytes(watch, watch.pipe.read())
         self.process()
 
+    def _busy(self) -> list[PaneWatch]:
+        return [w for p in self.active if (w := self.panes.get(p)) is not None]
+
     def _next_deadline(self) -> float:
         s = self.settings
         times = [self.next_sweep, self.next_check]
-        for w in self.panes.values():
+        for w in self._busy():
             if w.pending:
                 times.append(self.clock.now())
             if w.dirty_since is not None:
@@ -215,6 +221,7 @@ class Daemon:
             watch.dropped += len(data)
             return
         watch.pending += data
+        self.active.add(watch.info.pane_id)
         if len(watch.pending) > self.settings.max_pending:
             watch.dropped += len(watch.pending)
             watch.pending.clear()
@@ -229,7 +236,8 @@ class Daemon:
         s = self.settings
         now = self.clock.now()
         to_seed: list[PaneWatch] = []
-        for w in self.panes.values():
+        busy = self._busy()
+        for w in busy:
             if w.screen is not None and w.pending:
                 chunk = bytes(w.pending[: s.feed_budget])
                 del w.pending[: s.feed_budget]
@@ -246,7 +254,7 @@ class Daemon:
             self._seed(to_seed)
         changed = False
         now = self.clock.now()
-        for w in self.panes.values():
+        for w in busy:
             due = (
                 w.dirty_since is not None
                 and not w.pending
@@ -255,6 +263,14 @@ class Daemon:
             deadline = w.tracker.deadline()
             if due or (deadline is not None and now >= deadline):
                 changed |= self._judge(w)
+            if not (
+                w.pending
+                or w.dirty_since is not None
+                or w.dropping_since is not None
+                or w.needs_seed
+                or w.tracker.deadline() is not None
+            ):
+                self.active.discard(w.info.pane_id)
         if now >= self.next_check:
             self._cross_check()
             self.next_check = now + s.check_interval
@@ -338,6 +354,7 @@ class Daemon:
         for pane_id in list(self.panes):
             if pane_id not in infos:
                 self._close_pipe(self.panes.pop(pane_id))
+                self.active.discard(pane_id)
                 self.status_dirty = True
         foreign: list[PaneWatch] = []
         for pane_id, info in infos.items():
@@ -356,6 +373,8 @@ class Daemon:
                 foreign.append(w)
             if old.seen != info.seen or old.report != info.report:
                 w.dirty_since = w.dirty_since or now  # re-judge: focus and reports matter
+            if w.needs_seed or w.dirty_since is not None:
+                self.active.add(pane_id)
         if attach:
             try:
                 self.tmux.run_many(attach)
@@ -367,6 +386,7 @@ class Daemon:
             # Someone else's pipe (tmux-logging, ...) stays; these panes are polled instead.
             for w in foreign:
                 w.needs_seed = True
+                self.active.add(w.info.pane_id)
 
     def _reconcile_pipe(self, w: PaneWatch) -> list[list[str]]:
         info = w.info
@@ -416,6 +436,7 @@ class Daemon:
         w.screen = None
         w.needs_seed = manifest is not None
         w.dirty_since = now
+        self.active.add(w.info.pane_id)
         self.status_dirty = True
 
     def _manifest_for(self, info: PaneInfo) -> Manifest | None:
@@ -492,6 +513,7 @@ class Daemon:
                 w.mismatches += 1
                 self.counters["mismatches"] += 1
                 w.needs_seed = True
+                self.active.add(w.info.pane_id)
                 bad = (
                     next(i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b)
                     if len(mine) == len(theirs)
