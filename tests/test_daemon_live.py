@@ -154,7 +154,19 @@ def test_foreign_pipe_is_kept(server: TmuxServer, daemon: DaemonProcess, tmp_pat
         server.kill_pane(feeder.pane)
 
 
-def test_kill9_and_restart_recovers(server: TmuxServer, tmp_path: Path) -> None:
+@pytest.fixture
+def own_server() -> Iterator[TmuxServer]:
+    """A server no other daemon watches (one daemon per server; tests run their own)."""
+    srv = TmuxServer()
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.kill()
+
+
+def test_kill9_and_restart_recovers(own_server: TmuxServer, tmp_path: Path) -> None:
+    server = own_server
     capture = next(
         c
         for c in labelled()
