@@ -4,6 +4,7 @@ recorded pace, panes created and killed, kill -9 recovery, a foreign pipe, a flo
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -259,3 +260,39 @@ def test_daemon_exits_when_server_goes(tmp_path: Path) -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-v"]))
+
+
+def test_done_until_seen(server: TmuxServer, daemon: DaemonProcess, tmp_path: Path) -> None:
+    """A finished turn nobody looked at is `done`; once a client shows the pane it is `idle`."""
+    capture = next(c for c in labelled() if c.name.endswith("b_text-120x32"))
+    size = capture.size()
+    assert size
+    data = capture.bytes_path.read_bytes()
+    points = capture.points()
+    working = next(p for p in points if p.state == "working")
+    idle = next(p for p in points if p.state == "idle" and p.offset > working.offset)
+    feeder = Feeder(server, tmp_path, size[0], size[1], "claude")
+    session = server.cmd("display-message", "-p", "-t", feeder.pane, "#{session_name}").strip()
+    client = subprocess.Popen(
+        [server.tmux, "-L", server.socket_name, "-C", "attach", "-t", "osf-base"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_agent_pane(daemon, feeder.pane, "claude")
+        feeder.write(data[: working.offset])
+        retry_until(lambda: feeder.state() == "working", timeout=3, what="working")
+        feeder.write(data[working.offset : idle.offset])
+        retry_until(lambda: feeder.state() == "done", timeout=3, what="done, unseen")
+        assert client.stdin is not None
+        client.stdin.write(f"switch-client -t {session}\n".encode())
+        client.stdin.flush()
+        retry_until(lambda: feeder.state() == "idle", timeout=3, what="idle once seen")
+    finally:
+        if client.stdin is not None:
+            client.stdin.close()
+        client.terminate()
+        client.wait(timeout=5)
+        feeder.close()
+        server.kill_pane(feeder.pane)
