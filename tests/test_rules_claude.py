@@ -444,6 +444,66 @@ PLAN_1_0 = """
 {BOXBOT}
 """
 
+
+def beside_panel(left: str, panel: list[str], cols: int = 200, split: int = 110) -> str:
+    """Rows of `left` with a side panel drawn from column `split` (2.1.x diff view on wide
+    panes): every row gets the panel's `│` divider and its text."""
+    rows = left.strip("\n").split("\n")
+    out = []
+    for i, row in enumerate(rows):
+        row = row.replace("{RULE}", "─" * split).replace("{DASH}", "╌" * split)
+        side = panel[i] if i < len(panel) else ""
+        out.append(row.ljust(split)[:split] + "│" + side)
+    return "\n".join(out)
+
+
+DIFF_PANEL = [
+    " " * 86 + "✕",
+    "1 file changed +1 -1                                   /diff to close  source: Current ▾",
+    "",
+    "app.py" + " " * 77 + "+1 -1",
+    "",
+    "─" * 89,
+    "app.py" + " " * 74 + "[ ask ]",
+    "─" * 89,
+    " 1  def main():",
+    " 2 -    print('hello')",
+    " 2 +    print('hello, world')",
+]
+
+# 2.1.332 at 200x50 with the diff side panel open: Write prompt on the left, no clean rule row.
+WRITE_SIDE_PANEL = beside_panel(
+    """
+ ▐▛███▛█   Claude Code v2.1.332
+▝▜██████▀  Opus 5.5 · API Usage Billing
+ ▝▝   ▝▝   ~/src/proj
+
+❯ add a greeting to app.py and write NOTES.md
+
+● Update(app.py)
+  ⎿  Added 1 line, removed 1 line
+
+● Write(NOTES.md)
+
+{RULE}
+ Create file
+ NOTES.md
+{DASH}
+  1 # Notes
+  2
+  3 - the greeting now says world
+{DASH}
+ Do you want to create NOTES.md?
+ ❯ 1. Yes
+   2. Yes, and switch to accept edits (auto-approve file edits and common file commands)
+      for this session (shift+tab)
+   3. No
+
+ Esc to cancel · Tab to amend
+""",
+    DIFF_PANEL,
+)
+
 BLOCKED = {
     "trust-2.1": (TRUST_2_1, 80, 24),
     "api-key-2.1": (API_KEY_2_1, 80, 24),
@@ -464,6 +524,7 @@ BLOCKED = {
     "bash-1.0-boxed": (BASH_1_0, 80, 24),
     "write-1.0-boxed": (WRITE_1_0, 80, 24),
     "plan-1.0-boxed": (PLAN_1_0, 80, 24),
+    "write-2.1-beside-side-panel": (WRITE_SIDE_PANEL, 200, 50),
 }
 
 
@@ -616,6 +677,27 @@ DRAFT_INTERRUPT_2_0 = """
                                                    Thinking on (tab to toggle)
 """
 
+# 2.1.332 at 200x50, side panel open above a full-width input box holding a draft that
+# quotes a dialog; the transcript beside the panel ends in a question.
+DRAFT_SIDE_PANEL = (
+    beside_panel(
+        """
+❯ add a greeting to app.py
+
+● Done. Do you want me to proceed with the notes file?
+""",
+        DIFF_PANEL,
+    )
+    + """
+{RULE}
+❯ Do you want to create NOTES.md?
+  ❯ 1. Yes
+  Esc to cancel · Tab to amend
+{RULE}
+  ⏸ manual mode on
+"""
+)
+
 IDLE = {
     "draft-2.1": (DRAFT_2_1, 80, 24),
     "draft-2.0": (DRAFT_2_0, 80, 24),
@@ -628,6 +710,7 @@ IDLE = {
     "auto-mode-idle": (AUTO_MODE_IDLE, 80, 24),
     "draft-mentions-interrupt-2.1": (DRAFT_INTERRUPT_2_1, 80, 24),
     "draft-mentions-interrupt-2.0": (DRAFT_INTERRUPT_2_0, 80, 24),
+    "draft-beside-side-panel-2.1": (DRAFT_SIDE_PANEL, 200, 50),
 }
 
 
