@@ -129,6 +129,7 @@ def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
         tmux, rules, PipeFactory(files.runtime), token=str(files.runtime), status_file=files.status
     )
     daemon.install_signal_handlers()
+    daemon.install_hooks()
     log.info("started for %s", server.describe())
     daemon.write_status(force=True)
     daemon.run()

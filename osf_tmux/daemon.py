@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from osf_tmux import tmux_hooks
 from osf_tmux.classify import Verdict, classify
 from osf_tmux.clock import Clock, SystemClock
 from osf_tmux.combine import Observation, PaneState, PaneTracker, Report, Timing
@@ -49,7 +50,8 @@ _CLIENT_HEAD = "OSFCLIENT" + SEP
 
 @dataclass(frozen=True)
 class Settings:
-    sweep_interval: float = 1.0  # list-panes: new and gone panes, sizes, focus, reports
+    sweep_interval: float = 2.0  # list-panes: new and gone panes, sizes, focus, reports
+    # (tmux hooks wake the daemon for a sweep at once when panes or focus change)
     settle: float = 0.03  # a pane quiet this long has finished drawing its frame
     ceiling: float = 0.25  # judge at least this often while output keeps coming
     max_pending: int = 256 * 1024  # unparsed bytes past this are dropped and the pane re-seeded
@@ -114,6 +116,7 @@ class Daemon:
         self.publisher = Publisher()
         self.selector = selectors.DefaultSelector()
         self.stopping = False
+        self.hooks_installed = False
         self.started = self.clock.wall()
         self.next_sweep = float("-inf")
         self.next_check = self.clock.now() + self.settings.check_interval
@@ -131,9 +134,24 @@ class Daemon:
         signal.set_wakeup_fd(self._wake_w)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, self._on_signal)
+        signal.signal(signal.SIGUSR1, self._on_wake)
 
     def _on_signal(self, signum: int, frame: Any) -> None:
         self.stopping = True
+
+    def _on_wake(self, signum: int, frame: Any) -> None:
+        self.next_sweep = float("-inf")  # a tmux hook says panes or focus changed
+
+    def install_hooks(self) -> None:
+        try:
+            tmux_hooks.install(self.tmux, os.getpid(), self.token)
+            self.hooks_installed = True
+        except TmuxError as exc:
+            log.warning(
+                "could not install tmux hooks (sweeping every %.1fs instead): %s",
+                self.settings.sweep_interval,
+                exc,
+            )
 
     def run(self) -> None:
         self.pipes.prepare()
@@ -155,6 +173,11 @@ class Daemon:
             for c in detach_commands(w.info.pane_id)
         ]
         commands += self.publisher.clear_commands()
+        if self.hooks_installed:
+            try:
+                tmux_hooks.remove(self.tmux, self.token)
+            except TmuxError as exc:
+                log.warning("could not remove tmux hooks: %s", exc)
         if commands:
             try:
                 self.tmux.run_many(commands)
@@ -402,7 +425,18 @@ class Daemon:
                 w.mode = "foreign"
             return []
         if info.piped and ours and w.pipe is not None:
-            return []
+            if not w.pipe.writer_gone():
+                return []
+            # tmux still has a pipe but our reader is gone: someone put their own in its place.
+            log.info("%s: our pipe was replaced by another pipe-pane; keeping theirs", info.pane_id)
+            self._close_pipe(w)
+            w.mode = "foreign"
+            return [["set-option", "-p", "-u", "-t", info.pane_id, "@osf_pipe"]]
+        if info.piped and ours and not self.pipes.earlier_reader_alive(info.pane_id):
+            if w.mode != "foreign":
+                log.info("%s: an earlier daemon's pipe was replaced; keeping it", info.pane_id)
+                w.mode = "foreign"
+            return [["set-option", "-p", "-u", "-t", info.pane_id, "@osf_pipe"]]
         # No pipe, or one of ours from an earlier daemon: (re)attach, which replaces it.
         self._close_pipe(w)
         w.pipe = self.pipes.open(info.pane_id)

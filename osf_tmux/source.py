@@ -31,6 +31,30 @@ class PanePipe:
     path: Path
     read_fd: int
     keep_fd: int
+    writer_pid: int | None = None
+
+    @property
+    def pid_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".pid")
+
+    def writer_gone(self) -> bool:
+        """True once the `cat` tmux started for us has exited: tmux closed our pipe, or someone
+        replaced it with their own `pipe-pane` (which `#{pane_pipe}` alone cannot tell)."""
+        if self.writer_pid is None:
+            try:
+                text = self.pid_path.read_text().strip()
+            except OSError:
+                return False  # not started yet
+            if not text.isdigit():
+                return False
+            self.writer_pid = int(text)
+        try:
+            os.kill(self.writer_pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
 
     def read(self, limit: int = 8) -> bytes:
         """Everything available now (at most `limit` reads); b'' when there is nothing."""
@@ -55,8 +79,9 @@ class PanePipe:
         for fd in (self.read_fd, self.keep_fd):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        with contextlib.suppress(OSError):
-            self.path.unlink()
+        for path in (self.path, self.pid_path):
+            with contextlib.suppress(OSError):
+                path.unlink()
 
 
 @dataclass
@@ -79,13 +104,25 @@ class PipeFactory:
             os.mkfifo(path, 0o600)
         read_fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         keep_fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        return PanePipe(path, read_fd, keep_fd)
+        pipe = PanePipe(path, read_fd, keep_fd)
+        with contextlib.suppress(FileNotFoundError):
+            pipe.pid_path.unlink()
+        return pipe
+
+    def earlier_reader_alive(self, pane_id: str) -> bool:
+        """Whether the `cat` an earlier daemon attached to this pane still runs (the pane's
+        `@osf_pipe` says ours, but someone may have replaced that pipe since)."""
+        old = PanePipe(self.directory / _fifo_name(pane_id), -1, -1)
+        return old.pid_path.exists() and not old.writer_gone()
 
     def attach_command(self, pipe: PanePipe, pane_id: str, token: str) -> list[list[str]]:
         """tmux commands that point the pane's output at the FIFO and mark the pipe as ours.
 
         `-O` without `-o`: `-o` would toggle, closing a pipe instead of opening one."""
-        shell = f"exec cat > {shlex.quote(str(pipe.path))}"
+        # `exec` keeps the shell's pid for cat, so the pid file names the process that reads.
+        shell = (
+            f"echo $$ > {shlex.quote(str(pipe.pid_path))}; exec cat > {shlex.quote(str(pipe.path))}"
+        )
         return [
             ["pipe-pane", "-O", "-t", pane_id, shell],
             ["set-option", "-p", "-t", pane_id, "@osf_pipe", token],

@@ -48,8 +48,11 @@ def test_start_twice_stop_and_status(
     pid = int(first.stdout.split("pid ")[1].rstrip(")\n"))
     assert str(pid) in second.stdout
 
+    hooks = server.cmd("show-hooks", "-g")
+    assert hooks.count("osf-tmux-wake") >= 5  # wakes the daemon when panes or focus change
     feeder = Feeder(server, tmp_path, 100, 30, "claude")
     try:
+        # hooks make a new pane known well before the next periodic sweep (2 s)
         retry_until(
             lambda: any(
                 p["pane"] == feeder.pane and p["agent"] == "claude"
@@ -74,6 +77,7 @@ def test_start_twice_stop_and_status(
     assert server.cmd("display-message", "-p", "-t", feeder.pane, "#{pane_pipe}").strip() == "0"
     assert server.cmd("show-options", "-p", "-t", feeder.pane).find("@osf_state") == -1
     assert "@osf_status" not in server.cmd("show-options", "-g")
+    assert "osf-tmux-wake" not in server.cmd("show-hooks", "-g")
     again = cli.cli("status")
     assert again.returncode == 3 and "not running" in again.stdout
     assert cli.cli("stop").stdout.strip() == "osf-tmux daemon was not running"

@@ -80,3 +80,17 @@ def test_foreground_from_proc(tmp_path: Path) -> None:
     assert foreground_pgid(10, tmp_path) == 20
     assert foreground_argv(10, tmp_path) == ["node", "/usr/lib/gemini/cli.js", "--yolo"]
     assert foreground_argv(99, tmp_path) == []
+
+
+def test_only_our_hook_entries_are_found() -> None:
+    from osf_tmux.tmux_hooks import install_commands, marker, ours
+
+    listing = "\n".join([
+        "after-new-window[0] display-message hi",
+        f'after-new-window[1] run-shell -b "kill -USR1 5 # {marker("/run/a")}"',
+        f'client-attached[3] run-shell -b "kill -USR1 5 # {marker("/run/other")}"',
+        "session-closed",
+    ])
+    assert ours(listing, "/run/a") == [("after-new-window", 1)]
+    commands = install_commands(77, "/run/a")
+    assert all(c[:2] == ["set-hook", "-ga"] and "kill -USR1 77" in c[3] for c in commands)
