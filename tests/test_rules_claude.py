@@ -698,6 +698,23 @@ DRAFT_SIDE_PANEL = (
 """
 )
 
+# 2.0.50: slash-command suggestions replace the footer under the input box; no pointer row.
+SLASH_2_0 = """
+● All done. Would you like me to also add tests?
+
+{RULE}
+> /
+{RULE}
+  /add-dir                           Add a new working directory
+  /agents                            Manage agent configurations
+  /clear (reset, new)                Clear conversation history and free up
+                                     context
+  /config (theme)                    Open config panel
+  /doctor                            Diagnose and verify your Claude Code
+                                     installation and settings
+  /exit (quit)                       Exit the REPL
+"""
+
 IDLE = {
     "draft-2.1": (DRAFT_2_1, 80, 24),
     "draft-2.0": (DRAFT_2_0, 80, 24),
@@ -711,6 +728,7 @@ IDLE = {
     "draft-mentions-interrupt-2.1": (DRAFT_INTERRUPT_2_1, 80, 24),
     "draft-mentions-interrupt-2.0": (DRAFT_INTERRUPT_2_0, 80, 24),
     "draft-beside-side-panel-2.1": (DRAFT_SIDE_PANEL, 200, 50),
+    "slash-suggestions-2.0": (SLASH_2_0, 80, 24),
 }
 
 
