@@ -3,8 +3,9 @@
 Usage: .venv/bin/python bench/replay_throughput.py [--seconds 1.0]
 
 Streams: a `yes`-like flood, `ls --color`-like output, and every capture under captures/
-(concatenated per agent). Each is fed in 4 KiB chunks (about what a pipe read gives) and a
-snapshot is taken after every chunk, as the daemon does. Prints MB/s and the speed-up."""
+(concatenated per agent). Each is fed in 4 KiB chunks (about what a pipe read gives), once with
+a single snapshot at the end and once with a snapshot after every chunk (as the daemon does).
+Prints the best MB/s of repeated runs and the speed-up."""
 
 from __future__ import annotations
 
@@ -47,14 +48,16 @@ def captures(agent_prefix: str) -> bytes:
     return b"".join(parts)
 
 
-def run_ours(data: bytes, cols: int, rows: int) -> None:
+def run_ours(data: bytes, cols: int, rows: int, snapshots: bool = True) -> None:
     screen = PaneScreen(cols, rows)
     for i in range(0, len(data), CHUNK):
         screen.feed(data[i : i + CHUNK])
-        screen.snapshot()
+        if snapshots:
+            screen.snapshot()
+    screen.snapshot()
 
 
-def run_pyte(data: bytes, cols: int, rows: int) -> None:
+def run_pyte(data: bytes, cols: int, rows: int, snapshots: bool = True) -> None:
     screen = pyte.Screen(cols, rows)
     stream = pyte.ByteStream(screen)
     for i in range(0, len(data), CHUNK):
@@ -62,16 +65,20 @@ def run_pyte(data: bytes, cols: int, rows: int) -> None:
             stream.feed(data[i : i + CHUNK])
         except Exception:  # stock pyte raises on some valid input (the gaps we fixed)
             stream = pyte.ByteStream(screen)
-        _ = [line.rstrip() for line in screen.display]
+        if snapshots:
+            _ = [line.rstrip() for line in screen.display]
+    _ = [line.rstrip() for line in screen.display]
 
 
-def rate(func: Callable[[bytes, int, int], None], data: bytes, seconds: float) -> float:
+def rate(
+    func: Callable[[bytes, int, int, bool], None], data: bytes, seconds: float, snapshots: bool
+) -> float:
     """Best-of-N MB/s within about `seconds` (best-of damps noise from other processes)."""
     best = 0.0
     deadline = time.perf_counter() + seconds
     while True:
         start = time.perf_counter()
-        func(data, 120, 32)
+        func(data, 120, 32, snapshots)
         elapsed = time.perf_counter() - start
         best = max(best, len(data) / elapsed / 1e6)
         if time.perf_counter() > deadline:
@@ -90,16 +97,20 @@ def main() -> None:
         "gemini captures": captures("gemini"),
         "aider captures": captures("aider"),
     }
-    print(f"{'stream':18} {'bytes':>9} {'PaneScreen':>12} {'pyte':>10} {'speed-up':>9}")
-    for name, data in streams.items():
-        if not data:
-            print(f"{name:18} (no data)")
-            continue
-        ours = rate(run_ours, data, args.seconds)
-        theirs = rate(run_pyte, data, args.seconds)
-        print(
-            f"{name:18} {len(data):>9} {ours:>8.2f} MB/s {theirs:>6.2f} MB/s {ours / theirs:>8.1f}x"
-        )
+    for snapshots in (False, True):
+        label = "snapshot every 4 KiB" if snapshots else "feed only, one snapshot"
+        print(f"-- {label}")
+        print(f"{'stream':18} {'bytes':>9} {'PaneScreen':>12} {'pyte':>10} {'speed-up':>9}")
+        for name, data in streams.items():
+            if not data:
+                print(f"{name:18} (no data)")
+                continue
+            ours = rate(run_ours, data, args.seconds, snapshots)
+            theirs = rate(run_pyte, data, args.seconds, snapshots)
+            print(
+                f"{name:18} {len(data):>9} {ours:>7.2f} MB/s {theirs:>5.2f} MB/s"
+                f" {ours / theirs:>8.1f}x"
+            )
 
 
 if __name__ == "__main__":

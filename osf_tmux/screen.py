@@ -55,21 +55,27 @@ class PaneScreen:
         alt_screen: bool,
         title: str = "",
         cursor_visible: bool = True,
+        main_rows_with_sgr: list[str] | None = None,
     ) -> None:
         """Replace the screen with what `capture-pane -p -e` printed, plus the cursor formats.
 
         Each row is placed with CUP so that cells the capture left out stay blank and no row
-        can wrap into the next. In the alternate screen the main screen behind it is unknown
-        and left blank (leaving the alternate screen then shows an empty main screen)."""
+        can wrap into the next. In the alternate screen, `main_rows_with_sgr` (from
+        `capture-pane -p -e -a`) is the main screen behind it; without it that screen is blank."""
         cols, rows = self.size
         screen = TmuxScreen(cols, rows)
         parser = Parser(screen)
+
+        def place(text_rows: list[str]) -> None:
+            for y, row in enumerate(text_rows[:rows]):
+                parser.feed(f"\x1b[{y + 1};1H".encode())
+                # Escapes other than SGR in a capture would be ours to misread; keep the text.
+                parser.feed(_SGR.sub("", row).replace("\x1b", "").encode("utf-8", "replace"))
+
         if alt_screen:
+            place(main_rows_with_sgr or [])
             parser.feed(b"\x1b[?1047h")
-        for y, row in enumerate(text_rows_with_sgr[:rows]):
-            parser.feed(f"\x1b[{y + 1};1H".encode())
-            # Escapes other than SGR in a capture would be ours to misread; keep text only.
-            parser.feed(_SGR.sub("", row).replace("\x1b", "").encode("utf-8", "replace"))
+        place(text_rows_with_sgr)
         x, y = cursor
         screen.cx = max(0, min(x, cols))
         screen.cy = max(0, min(y, rows - 1))

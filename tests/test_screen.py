@@ -265,3 +265,11 @@ def test_seed_wide_rows_do_not_wrap() -> None:
     screen = PaneScreen(4, 2)
     screen.seed(["界界", "ab"], cursor=(4, 0), alt_screen=False)
     assert screen.snapshot().rows == ("界界", "ab")
+
+
+def test_seed_alternate_with_main_screen_behind() -> None:
+    screen = PaneScreen(10, 3)
+    screen.seed(["alt"], cursor=(0, 0), alt_screen=True, main_rows_with_sgr=["$ \x1b[1mclaude"])
+    assert screen.snapshot().rows == ("alt", "", "")
+    screen.feed(b"\x1b[?1049l")
+    assert screen.snapshot().rows == ("$ claude", "", "")
