@@ -31,7 +31,6 @@ from osf_tmux.source import (
     PipeFactory,
     capture_panes,
     detach_commands,
-    seed_bytes,
 )
 from osf_tmux.tmux import (
     SEP,
@@ -82,6 +81,7 @@ class PaneWatch:
     checked_bytes: bool = False
     verdict: Verdict | None = None
     last_identify: float = float("-inf")
+    seed_not_before: float = float("-inf")
     reseeds: int = 0
     mismatches: int = 0
     dropped: int = 0
@@ -271,7 +271,7 @@ class Daemon:
                 now - w.last_bytes >= s.reseed_quiet or now - w.dropping_since >= s.reseed_every
             ):
                 w.needs_seed = True
-            if w.needs_seed and w.manifest is not None:
+            if w.needs_seed and w.manifest is not None and now >= w.seed_not_before:
                 to_seed.append(w)
         if to_seed:
             self._seed(to_seed)
@@ -496,11 +496,21 @@ class Daemon:
             if w.pipe is not None:
                 w.pipe.read()  # drained: what they drew is in the capture
         try:
-            captures = capture_panes(self.tmux, [w.info.pane_id for w in watches], escapes=True)
+            captures = capture_panes(
+                self.tmux,
+                [w.info.pane_id for w in watches],
+                escapes=True,
+                alt=frozenset(w.info.pane_id for w in watches if w.info.alt_screen),
+            )
         except NoServerError:
             raise
         except TmuxError as exc:
+            # Most likely a pane left (or entered) the alternate screen or went away since the
+            # last sweep: sweep now, and do not hammer tmux until then.
             log.debug("seed: %s", exc)
+            self.next_sweep = self.clock.now()
+            for w in watches:
+                w.seed_not_before = self.clock.now() + self.settings.settle
             return
         now = self.clock.now()
         for w in watches:
@@ -600,7 +610,14 @@ class Daemon:
 
 def _screen_from(cap: PaneCapture) -> PaneScreen:
     screen = PaneScreen(max(cap.cols, 2), max(cap.rows_count, 2))
-    screen.feed(seed_bytes(cap))
+    screen.seed(
+        list(cap.lines),
+        cap.cursor,
+        cap.alt_screen,
+        cap.title,
+        cap.cursor_visible,
+        None if cap.main_lines is None else list(cap.main_lines),
+    )
     return screen
 
 

@@ -148,9 +148,11 @@ class PaneCapture:
     alt_screen: bool
     title: str
     lines: tuple[str, ...]
+    main_lines: tuple[str, ...] | None = None  # the main screen behind the alternate one
 
 
 _CAPTURE_HEAD = "OSFCAP" + SEP
+_MAIN_HEAD = "OSFMAIN" + SEP
 _HEAD_FIELDS = (
     "#{pane_id}",
     "#{pane_width}",
@@ -163,15 +165,22 @@ _HEAD_FIELDS = (
 )
 
 
-def capture_panes(tmux: Tmux, pane_ids: list[str], escapes: bool) -> dict[str, PaneCapture]:
-    """Capture many panes in one tmux call (one process start instead of one per pane)."""
+def capture_panes(
+    tmux: Tmux, pane_ids: list[str], escapes: bool, alt: frozenset[str] = frozenset()
+) -> dict[str, PaneCapture]:
+    """Capture many panes in one tmux call (one process start instead of one per pane). For
+    panes in `alt` (in the alternate screen) the main screen behind it is captured too."""
     if not pane_ids:
         return {}
     head = _CAPTURE_HEAD + SEP.join(_HEAD_FIELDS)
+    esc = ["-e"] if escapes else []
     commands: list[list[str]] = []
     for pane_id in pane_ids:
         commands.append(["display-message", "-p", "-t", pane_id, head])
-        commands.append(["capture-pane", "-p", *(["-e"] if escapes else []), "-t", pane_id])
+        commands.append(["capture-pane", "-p", *esc, "-t", pane_id])
+        if pane_id in alt:
+            commands.append(["display-message", "-p", "-t", pane_id, _MAIN_HEAD])
+            commands.append(["capture-pane", "-p", "-a", *esc, "-t", pane_id])
     return parse_captures(tmux.run_many(commands))
 
 
@@ -179,13 +188,13 @@ def parse_captures(output: str) -> dict[str, PaneCapture]:
     out: dict[str, PaneCapture] = {}
     head: list[str] | None = None
     lines: list[str] = []
+    main: list[str] | None = None
 
     def flush() -> None:
         if head is None:
             return
         pane_id, w, h, cx, cy, cflag, alt, title = head
         rows = int(h) if h.isdigit() else len(lines)
-        body = (lines + [""] * rows)[:rows]
         out[pane_id] = PaneCapture(
             pane_id,
             int(w or 0),
@@ -194,7 +203,8 @@ def parse_captures(output: str) -> dict[str, PaneCapture]:
             cflag == "1",
             alt == "1",
             title,
-            tuple(body),
+            _fit(lines, rows),
+            None if main is None else _fit(main, rows),
         )
 
     for line in output.split("\n"):
@@ -202,23 +212,16 @@ def parse_captures(output: str) -> dict[str, PaneCapture]:
             flush()
             fields = line[len(_CAPTURE_HEAD) :].split(SEP)
             head = fields if len(fields) == len(_HEAD_FIELDS) else None
-            lines = []
+            lines, main = [], None
+        elif line.startswith(_MAIN_HEAD) and head is not None:
+            main = []
+        elif main is not None:
+            main.append(line)
         elif head is not None:
             lines.append(line)
     flush()
     return out
 
 
-def seed_bytes(cap: PaneCapture) -> bytes:
-    """Bytes that redraw a captured pane on an empty screen: each row placed with CUP (so no
-    row can scroll or wrap into the next), then the title, the cursor and its visibility."""
-    parts = ["\x1b[?1049h" if cap.alt_screen else "", "\x1b[0m\x1b[H\x1b[2J"]
-    for y, line in enumerate(cap.lines):
-        if line:
-            parts.append(f"\x1b[{y + 1};1H{line}\x1b[0m")
-    title = "".join(ch for ch in cap.title if ch >= " " and ch != "\x7f")
-    parts.append(f"\x1b]2;{title}\x07")
-    x, y = cap.cursor
-    parts.append(f"\x1b[{y + 1};{x + 1}H")
-    parts.append("\x1b[?25h" if cap.cursor_visible else "\x1b[?25l")
-    return "".join(parts).encode("utf-8", errors="replace")
+def _fit(lines: list[str], rows: int) -> tuple[str, ...]:
+    return tuple((lines + [""] * rows)[:rows])

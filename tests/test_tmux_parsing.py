@@ -94,3 +94,10 @@ def test_only_our_hook_entries_are_found() -> None:
     assert ours(listing, "/run/a") == [("after-new-window", 1)]
     commands = install_commands(77, "/run/a")
     assert all(c[:2] == ["set-hook", "-ga"] and "kill -USR1 77" in c[3] for c in commands)
+
+
+def test_parse_captures_with_the_main_screen_behind_the_alternate_one() -> None:
+    head = "OSFCAP" + SEP + SEP.join(["%7", "4", "2", "0", "0", "1", "1", ""])
+    caps = parse_captures(head + "\nalt\n\nOSFMAIN" + SEP + "\nmain\nrow2\n")
+    assert caps["%7"].lines == ("alt", "")
+    assert caps["%7"].main_lines == ("main", "row2")
