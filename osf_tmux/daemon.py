@@ -21,7 +21,7 @@ from osf_tmux.classify import Verdict, classify
 from osf_tmux.clock import Clock, SystemClock
 from osf_tmux.combine import Observation, PaneState, PaneTracker, Report, Timing
 from osf_tmux.manifest import Manifest
-from osf_tmux.process import foreground_argv
+from osf_tmux.process import foreground_commands
 from osf_tmux.publish import PanePlace, Publisher
 from osf_tmux.ruleset import RuleSet, UnknownAgentError
 from osf_tmux.screen import PaneScreen
@@ -98,7 +98,7 @@ class Daemon:
         clock: Clock | None = None,
         settings: Settings | None = None,
         status_file: Path | None = None,
-        identify: Callable[[int], list[str]] = foreground_argv,
+        identify: Callable[[int], list[list[str]]] = foreground_commands,
     ) -> None:
         self.tmux = tmux
         self.rules = rules
@@ -483,7 +483,11 @@ class Daemon:
                 )
         if info.dead:
             return None
-        found = self.rules.for_process(self.identify_argv(info.pid))
+        found = None
+        for argv in self.identify_argv(info.pid):
+            found = self.rules.for_process(argv)
+            if found is not None:
+                break
         if found is None and info.current_command:
             found = self.rules.for_process([info.current_command])
         return found

@@ -54,6 +54,48 @@ def foreground_argv(pane_pid: int, proc: Path = PROC) -> list[str]:
     return process_argv(pgid, proc) if pgid is not None else []
 
 
+def foreground_commands(pane_pid: int, proc: Path = PROC, limit: int = 16) -> list[list[str]]:
+    """argv of the foreground group's leader, then of its descendants (nearest first).
+
+    A wrapper that runs the agent without job control (`sh -c 'claude ...'`, npx, a launcher
+    script) leads the group itself; the agent is one of its children."""
+    pgid = foreground_pgid(pane_pid, proc)
+    if pgid is None:
+        return []
+    out: list[list[str]] = []
+    queue = [pgid]
+    seen: set[int] = set()
+    while queue and len(out) < limit:
+        pid = queue.pop(0)
+        if pid in seen:
+            continue
+        seen.add(pid)
+        if pid != pgid and _pgrp(pid, proc) != pgid:
+            continue  # a background job of the shell: not what the terminal shows
+        argv = process_argv(pid, proc)
+        if argv:
+            out.append(argv)
+        queue.extend(_children(pid, proc))
+    return out
+
+
+def _pgrp(pid: int, proc: Path) -> int | None:
+    try:
+        stat = (proc / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return int(fields[2]) if len(fields) > 2 and fields[2].isdigit() else None
+
+
+def _children(pid: int, proc: Path) -> list[int]:
+    try:
+        text = (proc / str(pid) / "task" / str(pid) / "children").read_text()
+    except OSError:
+        return []
+    return [int(c) for c in text.split() if c.isdigit()]
+
+
 def _ps(pid: int, field: str) -> str:
     if sys.platform == "win32":  # pragma: no cover - tmux does not run there
         return ""

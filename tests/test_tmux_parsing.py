@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.process import foreground_argv, foreground_pgid
+from osf_tmux.process import foreground_argv, foreground_commands, foreground_pgid
 from osf_tmux.source import parse_captures
 from osf_tmux.tmux import PANE_FIELDS, SEP, ServerSpec, parse_panes
 
@@ -85,12 +85,14 @@ def test_foreground_from_proc(tmp_path: Path) -> None:
 def test_only_our_hook_entries_are_found() -> None:
     from osf_tmux.tmux_hooks import install_commands, marker, ours
 
-    listing = "\n".join([
-        "after-new-window[0] display-message hi",
-        f'after-new-window[1] run-shell -b "kill -USR1 5 # {marker("/run/a")}"',
-        f'client-attached[3] run-shell -b "kill -USR1 5 # {marker("/run/other")}"',
-        "session-closed",
-    ])
+    listing = "\n".join(
+        [
+            "after-new-window[0] display-message hi",
+            f'after-new-window[1] run-shell -b "kill -USR1 5 # {marker("/run/a")}"',
+            f'client-attached[3] run-shell -b "kill -USR1 5 # {marker("/run/other")}"',
+            "session-closed",
+        ]
+    )
     assert ours(listing, "/run/a") == [("after-new-window", 1)]
     commands = install_commands(77, "/run/a")
     assert all(c[:2] == ["set-hook", "-ga"] and "kill -USR1 77" in c[3] for c in commands)
@@ -101,3 +103,23 @@ def test_parse_captures_with_the_main_screen_behind_the_alternate_one() -> None:
     caps = parse_captures(head + "\nalt\n\nOSFMAIN" + SEP + "\nmain\nrow2\n")
     assert caps["%7"].lines == ("alt", "")
     assert caps["%7"].main_lines == ("main", "row2")
+
+
+def test_foreground_descendants(tmp_path: Path) -> None:
+    # sh -c 'claude' without job control: sh leads the group, the agent is its child
+    procs = {
+        30: (b"sh\0-c\0claude --x\0", "30 (sh) S 1 30 30 34816 30 0", "31 33"),
+        31: (b"claude\0--x\0", "31 (claude) S 30 30 30 34816 30 0", "32"),
+        32: (b"rg\0", "32 (rg) S 31 30 30 34816 30 0", ""),
+        33: (b"codex\0", "33 (codex) S 30 33 30 34816 30 0", ""),  # a background job
+    }
+    for pid, (cmdline, stat, children) in procs.items():
+        (tmp_path / str(pid) / "task" / str(pid)).mkdir(parents=True)
+        (tmp_path / str(pid) / "cmdline").write_bytes(cmdline)
+        (tmp_path / str(pid) / "stat").write_text(stat + "\n")
+        (tmp_path / str(pid) / "task" / str(pid) / "children").write_text(children)
+    assert foreground_commands(30, tmp_path) == [
+        ["sh", "-c", "claude --x"],
+        ["claude", "--x"],
+        ["rg"],
+    ]
