@@ -14,6 +14,10 @@ class Cue:
     # Only the bottom `tail` non-blank rows are searched (0 = whole screen). Cues like a footer
     # must not be found in the transcript above.
     tail: int = 0
+    # The pane title (OSC 0/2) must / must not match: some agents (Codex) show their working
+    # spinner only in the title at times.
+    title: str | None = None
+    title_absent: str | None = None
 
 
 @dataclass(frozen=True)

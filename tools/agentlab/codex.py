@@ -10,16 +10,19 @@ from pathlib import Path
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Type, flatten
 from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, lab_home
-from tools.agentlab.script import Script, Text, Tool, Turn
+from tools.agentlab.script import Pause, Script, Text, Tool, Turn
 
 # `esc to interrupt` shows while the model thinks or a tool runs, but not while answer text
 # streams; the end of a turn is therefore taken from the fake server (server_quiet).
-WORKING = Cue(r"esc to interrupt")
+# The title carries a braille spinner for the whole turn (the `esc to interrupt` line comes
+# and goes), so working is read from the title.
+SPIN = r"^[\u2800-\u28ff] "
+WORKING = Cue(r"", absent=r"Press enter to confirm", title=SPIN)
 COMPOSER = Cue(r"\? for shortcuts|Ask Codex to do anything",
-               absent=r"esc to interrupt|Press enter to confirm|esc to cancel")
+               absent=r"esc to interrupt|Press enter to confirm|esc to cancel", title_absent=SPIN)
 APPROVAL = Cue(r"Would you like to (run|make) the following|Press enter to confirm")
-TRUST = Cue(r"trust the (files|contents)|Do you trust")
-DRAFT_IDLE = Cue(r"Do you want to proceed\?.*Esc to cancel", tail=6)
+TRUST = Cue(r"Trust this folder\?|trust the (files|contents)|Do you trust")
+DRAFT_IDLE = Cue(r"Do you want to proceed\??.*Esc to cancel", tail=6)
 
 # Codex asks before running a command only when the model requests to leave the sandbox.
 ESCALATE = {"sandbox_permissions": "require_escalated",
@@ -29,16 +32,17 @@ CODEX_TURNS = [
     Turn(st.P_BASH, [
         [Text("I'll remove the build directory."),
          Tool("bash", {"command": "rm -rf build && sleep 2 && echo done", **ESCALATE})],
-        [Text("Done: the build directory is gone.", chunk=6, delay=0.06)],
+        [Pause(0.8), Text("Done: the build directory is gone.", chunk=6, delay=0.06)],
     ]),
     Turn(st.P_EDIT, [
         [Text("I'll update app.py."),
          Tool("edit", {"path": "app.py", "old": "    print('hello')",
                        "new": "    print('hello, world')"})],
-        [Text("Now the notes file."),
+        # The pauses keep a working state visible between two approvals.
+        [Pause(1.0), Text("Now the notes file."),
          Tool("write", {"path": "NOTES.md",
                         "content": "# Notes\n\n- the greeting now says world\n"})],
-        [Text("Updated app.py and created NOTES.md.", chunk=6, delay=0.06)],
+        [Pause(0.8), Text("Updated app.py and created NOTES.md.", chunk=6, delay=0.06)],
     ]),
 ]
 
@@ -96,8 +100,7 @@ def _scenarios() -> list[Scenario]:
            _start(), _ask(st.P_EDIT),
            Expect("blocked", APPROVAL, "edit approval prompt", settle=1.5),
            Keys(("Enter",), "1. Yes, proceed"),
-           Expect("working", Cue(r"esc to interrupt", absent=APPROVAL.pattern),
-                  "edit approved; agent working"),
+           Expect("working", WORKING, "edit approved; agent working"),
            Expect("blocked", APPROVAL, "new-file approval prompt", settle=1.5),
            Keys(("Enter",), "1. Yes, proceed"),
            _done()),
@@ -110,6 +113,10 @@ def _scenarios() -> list[Scenario]:
         sc("draft", "prompt phrases typed into the composer, never sent (idle)",
            _start(), Type(st.DRAFT, "draft with prompt phrases, not sent"),
            Expect("idle", DRAFT_IDLE, "draft in the composer; still idle", settle=2.0)),
+        sc("model_nudge", "start-up: 'Meet <new model>' dialog left unanswered",
+           Expect("blocked", Cue(r"Try new model|Use existing model"),
+                  "new-model dialog at start-up", timeout=60, settle=2.5),
+           model="gpt-5.5"),
         sc("trust_dialog", "start-up: trust-directory dialog left unanswered",
            Expect("blocked", TRUST, "trust dialog at start-up", timeout=60, settle=2.5),
            seed_trust=False),
@@ -150,7 +157,10 @@ class Codex(AgentSpec):
         if scenario.options.get("seed_trust", True):
             trust = f'\n[projects."{dirs.proj}"]\ntrust_level = "trusted"\n'
         # read-only sandbox: edits and escalated commands both need the user's approval.
-        (codex_home / "config.toml").write_text(f'''model = "gpt-5.5"
+        # A catalogue model (gpt-5.5) opens a "Meet <newer model>" dialog at start-up; an
+        # unknown slug does not. The dialog has a scenario of its own (model_nudge).
+        model = str(scenario.options.get("model", "agentlab-model"))
+        (codex_home / "config.toml").write_text(f'''model = "{model}"
 model_provider = "lab"
 approval_policy = "on-request"
 sandbox_mode = "read-only"
@@ -170,4 +180,6 @@ enabled = false
         env = {**BASE_ENV, "HOME": str(dirs.home), "CODEX_HOME": str(codex_home),
                "AGENTLAB_API_KEY": "sk-agentlab-fake",
                "PATH": f"{self._vendor() / 'codex-path'}:{BASE_ENV['PATH']}"}
-        return [str(self.binary())], env
+        # --no-daemon: otherwise the TUI starts a background app-server that outlives the pane
+        # and whose socket the next run collides with.
+        return [str(self.binary()), "--no-daemon"], env

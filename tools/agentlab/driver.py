@@ -11,6 +11,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,6 +32,29 @@ SINK = Path(__file__).with_name("pipesink.py")
 
 class DriverError(RuntimeError):
     pass
+
+
+def reap_strays(root: Path) -> list[int]:
+    """Kill processes that an agent left behind (daemons that detached from the pane). Only
+    processes whose command line or working directory lies inside this run's own directory
+    are touched: those can only have been started by this run."""
+    killed: list[int] = []
+    marker = str(root)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if marker in cmdline or cwd == marker or cwd.startswith(marker + "/"):
+            try:
+                os.kill(int(entry.name), signal.SIGTERM)
+                killed.append(int(entry.name))
+            except OSError:
+                pass
+    return killed
 
 
 class Tmux:
@@ -99,6 +123,13 @@ class Recorder:
     def capture(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "lab:0.0", check=False)
 
+    def capture_with_title(self) -> tuple[str, str]:
+        """Screen text and pane title from one tmux call (the poll loop runs every 50 ms)."""
+        out = self.tmux("capture-pane", "-p", "-t", "lab:0.0", ";",
+                        "display", "-p", "-t", "lab:0.0", "#{pane_title}", check=False)
+        text, _, title = out.rstrip("\n").rpartition("\n")
+        return text, title
+
     def event(self, kind: str, note: str) -> None:
         self.rec.events.append({"offset": self.offset(), "t": round(self.elapsed(), 3),
                                 "event": kind, "note": note})
@@ -138,6 +169,7 @@ class Recorder:
         finally:
             self.tmux.kill()
             server.stop()
+            reap_strays(root)
             if self.keep_run_dir:
                 self.say(f"run directory kept: {root}")
             else:
@@ -205,8 +237,8 @@ class Recorder:
         deadline = time.time() + exp.timeout
         while True:
             before = self.offset()
-            text = self.capture()
-            if cue_matches(exp.cue, text) and (
+            text, title = self.capture_with_title()
+            if cue_matches(exp.cue, text, title) and (
                     not exp.server_quiet or (self.server is not None and self.server.quiet())
             ):
                 break
@@ -220,7 +252,9 @@ class Recorder:
                 "server_quiet": exp.server_quiet,
                 "offset": before, "t": round(self.elapsed(), 3), "state": exp.state,
                 "note": exp.note, "cue": exp.cue.pattern, "absent": exp.cue.absent,
-                "tail": exp.cue.tail, "offset_polled": before,
+                "tail": exp.cue.tail, "title": exp.cue.title,
+                "title_absent": exp.cue.title_absent, "pane_title": title,
+                "offset_polled": before,
                 "offset_after_detect": self.offset(),
             }
             seg["snapshot"] = self.snapshot(exp.state)

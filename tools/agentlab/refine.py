@@ -14,9 +14,13 @@ from osf_tmux.screen import PaneScreen
 from tools.agentlab.actions import Cue
 
 
-def cue_matches(cue: Cue, text: str) -> bool:
+def cue_matches(cue: Cue, text: str, title: str = "") -> bool:
     """The cue's pattern is on screen (within the bottom `tail` non-blank rows, if set) and its
     `absent` pattern is not."""
+    if cue.title is not None and not re.search(cue.title, title):
+        return False
+    if cue.title_absent is not None and re.search(cue.title_absent, title):
+        return False
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if cue.tail:
         lines = lines[-cue.tail :]
@@ -33,7 +37,8 @@ def _first_match(data: bytes, cols: int, rows: int, cue: Cue, points: list[int])
     for point in points:
         screen.feed(data[fed:point])
         fed = point
-        if cue_matches(cue, "\n".join(screen.snapshot().rows)):
+        snap = screen.snapshot()
+        if cue_matches(cue, "\n".join(snap.rows), snap.title):
             return point
     return None
 
@@ -55,7 +60,8 @@ def refine_offsets(data: bytes, cols: int, rows: int, segments: list[dict[str, A
         later = [e["offset"] for e in events if e["t"] > seg["t"] and e["event"] != "launch"]
         hi = min(later) if later else len(data)
         hi = max(hi, seg["offset_polled"])
-        cue = Cue(seg["cue"], seg.get("absent"), int(seg.get("tail") or 0))
+        cue = Cue(seg["cue"], seg.get("absent"), int(seg.get("tail") or 0),
+                  seg.get("title"), seg.get("title_absent"))
         window = [b for b in bounds if lo < b <= hi]
         found = _first_match(data, cols, rows, cue, window)
         seg["offset_exact"] = found
