@@ -526,6 +526,7 @@ class Daemon:
             w.needs_seed = False
             w.dropping_since = None
             w.reseeds += 1
+            self.status_dirty = True
             w.dirty_since = now
             w.last_bytes = min(w.last_bytes, now - self.settings.settle)
             self.counters["reseeds"] += 1

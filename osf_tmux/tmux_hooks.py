@@ -16,6 +16,8 @@ EVENTS = (
     "after-new-session",
     "after-kill-pane",
     "after-resize-pane",
+    "after-resize-window",
+    "window-resized",
     "after-select-pane",
     "after-select-window",
     "client-attached",

@@ -329,3 +329,32 @@ def test_agent_found_by_process_and_gone_when_it_exits(
         assert out.strip() == ""
     finally:
         server.kill_pane(pane)
+
+
+def test_resize_reseeds_and_keeps_judging(
+    server: TmuxServer, daemon: DaemonProcess, tmp_path: Path
+) -> None:
+    feeder = Feeder(server, tmp_path, 100, 30, "claude")
+    try:
+        wait_agent_pane(daemon, feeder.pane, "claude")
+        before = pane_status(daemon, feeder.pane)
+        assert before is not None
+        server.cmd("resize-window", "-t", feeder.pane, "-x", "90", "-y", "26")
+        retry_until(
+            lambda: (
+                (s := pane_status(daemon, feeder.pane))
+                and int(str(s["reseeds"])) > int(str(before["reseeds"]))
+            ),
+            timeout=5,
+            what="re-seed after the resize",
+        )
+        # an agent redraws for its new size: the footer lands on the new last row
+        rule = "─" * 90
+        feeder.write(
+            f"\x1b[2J\x1b[23;1H{rule}\x1b[24;1H❯ \x1b[25;1H{rule}"
+            "\x1b[26;1H  esc to interrupt".encode()
+        )
+        retry_until(lambda: feeder.state() == "working", timeout=3, what="working at 90x26")
+    finally:
+        feeder.close()
+        server.kill_pane(feeder.pane)
