@@ -25,6 +25,7 @@ from osf_tmux.process import foreground_commands
 from osf_tmux.publish import PanePlace, Publisher
 from osf_tmux.ruleset import RuleSet, UnknownAgentError
 from osf_tmux.screen import PaneScreen
+from osf_tmux.snapshot import Snapshot
 from osf_tmux.source import (
     PaneCapture,
     PanePipe,
@@ -63,6 +64,17 @@ class Settings:
     timing: Timing = field(default_factory=Timing)
 
 
+@dataclass(frozen=True)
+class Transition:
+    """A pane's published state changed (what notifications are made of)."""
+
+    pane: PaneInfo
+    agent: str | None
+    before: PaneState
+    after: PaneState
+    snapshot: Snapshot | None  # the screen that decided it, when the screen did
+
+
 @dataclass
 class PaneWatch:
     """Everything the daemon holds for one pane."""
@@ -99,6 +111,7 @@ class Daemon:
         settings: Settings | None = None,
         status_file: Path | None = None,
         identify: Callable[[int], list[list[str]]] = foreground_commands,
+        on_transition: Callable[[Transition], None] | None = None,
     ) -> None:
         self.tmux = tmux
         self.rules = rules
@@ -108,6 +121,7 @@ class Daemon:
         self.settings = settings or Settings()
         self.status_file = status_file
         self.identify_argv = identify
+        self.on_transition = on_transition
         self.panes: dict[str, PaneWatch] = {}
         # Panes with something to do (bytes to parse, a frame to judge, a seed, a deadline):
         # the loop visits only these, so quiet panes cost nothing per turn.
@@ -143,7 +157,9 @@ class Daemon:
         self.next_sweep = float("-inf")  # a tmux hook says panes or focus changed
 
     def install_hooks(self) -> None:
+        """tmux hooks that wake us, and `@osf_daemon_pid` so agent hooks can wake us too."""
         try:
+            self.tmux.run("set-option", "-g", "@osf_daemon_pid", str(os.getpid()))
             tmux_hooks.install(self.tmux, os.getpid(), self.token)
             self.hooks_installed = True
         except TmuxError as exc:
@@ -174,6 +190,7 @@ class Daemon:
         ]
         commands += self.publisher.clear_commands()
         if self.hooks_installed:
+            commands.append(["set-option", "-g", "-u", "@osf_daemon_pid"])
             try:
                 tmux_hooks.remove(self.tmux, self.token)
             except TmuxError as exc:
@@ -307,24 +324,33 @@ class Daemon:
     def _judge(self, w: PaneWatch) -> bool:
         """Classify the pane's screen and run it through its tracker; True if its state changed."""
         w.dirty_since = None
+        snap = None
         if w.manifest is not None and w.screen is not None:
-            w.verdict = classify(w.screen.snapshot(), w.manifest)
+            snap = w.screen.snapshot()
+            w.verdict = classify(snap, w.manifest)
         else:
             w.verdict = None
         before = w.tracker.current
         after = w.tracker.update(self._observe(w), self.clock.now(), self.clock.wall())
         if after != before:
             self.status_dirty = True
-            if after.state != before.state:
-                log.info(
-                    "%s %s: %s -> %s (%s)",
-                    w.info.pane_id,
-                    w.info.address,
-                    before.state,
-                    after.state,
-                    after.rule,
-                )
-        return after.state != before.state
+        if after.state == before.state:
+            return False
+        log.info(
+            "%s %s: %s -> %s (%s)",
+            w.info.pane_id,
+            w.info.address,
+            before.state,
+            after.state,
+            after.rule,
+        )
+        if self.on_transition is not None:
+            agent = w.manifest.agent if w.manifest else None
+            try:
+                self.on_transition(Transition(w.info, agent, before, after, snap))
+            except Exception:  # a notifier must never take the daemon down
+                log.exception("%s: on_transition failed", w.info.pane_id)
+        return True
 
     def _observe(self, w: PaneWatch) -> Observation:
         return Observation(

@@ -48,6 +48,7 @@ def test_start_twice_stop_and_status(
     pid = int(first.stdout.split("pid ")[1].rstrip(")\n"))
     assert str(pid) in second.stdout
 
+    assert server.cmd("show-options", "-gv", "@osf_daemon_pid").strip() == str(pid)
     hooks = server.cmd("show-hooks", "-g")
     assert hooks.count("osf-tmux-wake") >= 5  # wakes the daemon when panes or focus change
     feeder = Feeder(server, tmp_path, 100, 30, "claude")
@@ -78,6 +79,7 @@ def test_start_twice_stop_and_status(
     assert server.cmd("show-options", "-p", "-t", feeder.pane).find("@osf_state") == -1
     assert "@osf_status" not in server.cmd("show-options", "-g")
     assert "osf-tmux-wake" not in server.cmd("show-hooks", "-g")
+    assert "@osf_daemon_pid" not in server.cmd("show-options", "-g")
     again = cli.cli("status")
     assert again.returncode == 3 and "not running" in again.stdout
     assert cli.cli("stop").stdout.strip() == "osf-tmux daemon was not running"
