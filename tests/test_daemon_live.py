@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.corpus import Capture, find_captures
+from osf_tmux.corpus import Capture, LabelPoint, find_captures
 from tests.live import DaemonProcess, Feeder, Pace, feed_paced
 from tests.tmux_server import TmuxServer, retry_until
 
@@ -59,6 +59,16 @@ def wait_agent_pane(daemon: DaemonProcess, pane: str, agent: str) -> None:
         timeout=5,
         what=f"daemon to take {pane} as {agent}",
     )
+
+
+def claude_prompt() -> tuple[Capture, LabelPoint, tuple[int, int]]:
+    """A Claude capture, its first labelled permission prompt, and its size."""
+    for capture in labelled():
+        point = next((p for p in capture.points() if p.state == "blocked"), None)
+        size = capture.size()
+        if capture.agent() == "claude" and point is not None and size is not None:
+            return capture, point, size
+    raise AssertionError("no Claude capture with a prompt in captures/")
 
 
 def labelled() -> list[Capture]:
@@ -155,27 +165,10 @@ def test_foreign_pipe_is_kept(server: TmuxServer, daemon: DaemonProcess, tmp_pat
         server.kill_pane(feeder.pane)
 
 
-@pytest.fixture
-def own_server() -> Iterator[TmuxServer]:
-    """A server no other daemon watches (one daemon per server; tests run their own)."""
-    srv = TmuxServer()
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.kill()
-
-
-def test_kill9_and_restart_recovers(own_server: TmuxServer, tmp_path: Path) -> None:
-    server = own_server
-    capture = next(
-        c
-        for c in labelled()
-        if c.agent() == "claude" and any(p.state == "blocked" for p in c.points())
-    )
-    point = next(p for p in capture.points() if p.state == "blocked")
-    size = capture.size()
-    assert size
+def test_kill9_and_restart_recovers(tmux_server: TmuxServer, tmp_path: Path) -> None:
+    # its own server: no other daemon watches it (one daemon per server)
+    server = tmux_server
+    capture, point, size = claude_prompt()
     d = DaemonProcess(server, tmp_path)
     d.start()
     feeder = Feeder(server, tmp_path, size[0], size[1], "claude")
@@ -210,14 +203,7 @@ def test_kill9_and_restart_recovers(own_server: TmuxServer, tmp_path: Path) -> N
 def test_flood_stays_bounded_and_state_recovers(
     server: TmuxServer, daemon: DaemonProcess, tmp_path: Path
 ) -> None:
-    capture = next(
-        c
-        for c in labelled()
-        if c.agent() == "claude" and any(p.state == "blocked" for p in c.points())
-    )
-    point = next(p for p in capture.points() if p.state == "blocked")
-    size = capture.size()
-    assert size
+    capture, point, size = claude_prompt()
     feeder = Feeder(server, tmp_path, size[0], size[1], "claude")
     try:
         wait_agent_pane(daemon, feeder.pane, "claude")

@@ -19,13 +19,8 @@ pytestmark = [
 
 
 @pytest.fixture
-def server() -> Iterator[TmuxServer]:
-    srv = TmuxServer()
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.kill()
+def server(tmux_server: TmuxServer) -> TmuxServer:
+    return tmux_server
 
 
 @pytest.fixture
