@@ -67,6 +67,16 @@ class FakeModelServer:
         with self._lock, self.log_path.open("a") as f:
             f.write(json.dumps(entry) + "\n")
 
+    def sample(self, route: str, body: Json) -> None:
+        """Keep the first full request body per route (tool schemas, system prompt) next to
+        the log: what a new agent version expects is read from there."""
+        if self.log_path is None or not body.get("tools"):
+            return
+        path = self.log_path.with_name(f"sample-{route}.json")
+        with self._lock:
+            if not path.exists():
+                path.write_text(json.dumps(body, indent=1))
+
     def quiet(self, for_seconds: float = 0.3) -> bool:
         """No request in flight, and none finished within `for_seconds`."""
         with self._lock:
@@ -114,6 +124,7 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 route = _route(path)
                 server.log({"method": "POST", "path": self.path, "route": route,
                             "summary": _summary(body)})
+                server.sample(route, body)
                 if route == "anthropic":
                     self._anthropic(body)
                 elif route == "anthropic_count":

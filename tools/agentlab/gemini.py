@@ -18,7 +18,7 @@ IDLE = Cue(r"Type your message", absent=SPINNER + r"|Allow execution|Apply this 
            r"Waiting for user confirmation")
 WORKING = Cue(SPINNER)
 APPROVAL = Cue(r"Allow execution|Apply this change\?|Allow once")
-TRUST = Cue(r"Do you trust this folder|Trust folder")
+TRUST = Cue(r"Do you trust the files in this folder|Do you trust this folder|Trust folder")
 DRAFT_IDLE = Cue(r"> +Do you want to proceed", absent=SPINNER)
 
 # Gemini redraws its whole live area every spinner tick (50-100 KB/s), so its turns are kept
