@@ -1,0 +1,260 @@
+"""Installing and uninstalling osf-tmux's hooks in the agents' own settings files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from osf_tmux import agent_hooks
+from osf_tmux.agent_hooks import HooksError, apply, plan_install, plan_uninstall
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+# A user's settings: their own hooks (one on an event we use too), other keys, odd formatting.
+USER_SETTINGS = (
+    '{\n\t"model":   "opus",\n\t"permissions": {"allow": ["Bash(ls:*)"], "defaultMode": "default"},'
+    '\n\t"hooks": {\n\t\t"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],'
+    '\n\t\t"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", '
+    '"command": "audit.sh"}]}]\n\t},\n\t"statusLine": {"type": "command", "command": "ünïcode"}\n}'
+)
+
+
+def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
+    return {"HOME": str(tmp_path / "home"), **extra}
+
+
+def install(agent: str, env: dict[str, str]) -> agent_hooks.Plan:
+    plan = plan_install(agent, env)
+    apply(plan)
+    return plan
+
+
+def uninstall(agent: str, env: dict[str, str]) -> agent_hooks.Plan:
+    plan = plan_uninstall(agent, env)
+    apply(plan)
+    return plan
+
+
+def ours(hooks: dict[str, Any]) -> dict[str, int]:
+    """How many of our hooks each event holds."""
+    return {
+        event: sum(
+            "osf_tmux/report.py" in h.get("command", "")
+            for group in groups
+            for h in group.get("hooks", [])
+        )
+        for event, groups in hooks.items()
+    }
+
+
+def test_claude_round_trip_keeps_everything_of_the_users(tmp_path: Path) -> None:
+    env = env_for(tmp_path)
+    settings = tmp_path / "home" / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(USER_SETTINGS, encoding="utf-8")
+    original = settings.read_bytes()
+
+    install("claude", env)
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    assert data["model"] == "opus" and data["statusLine"]["command"] == "ünïcode"
+    assert data["permissions"] == {"allow": ["Bash(ls:*)"], "defaultMode": "default"}
+    assert ours(data["hooks"]) == {
+        "Stop": 1,
+        "PreToolUse": 1,
+        "UserPromptSubmit": 1,
+        "PermissionRequest": 1,
+        "Notification": 1,
+    }
+    # the user's hooks stay, first
+    assert data["hooks"]["Stop"][0] == {"hooks": [{"type": "command", "command": "say done"}]}
+    assert data["hooks"]["PreToolUse"][0]["matcher"] == "Bash"
+    assert "SubagentStop" not in data["hooks"]
+    assert "\n\t\t" in settings.read_text()  # the file's own indentation (tabs) is kept
+    assert agent_hooks.backup_path(settings).read_bytes() == original
+
+    installed = settings.read_bytes()
+    assert plan_install("claude", env).changes == []  # a second install changes nothing
+    install("claude", env)
+    assert settings.read_bytes() == installed
+
+    uninstall("claude", env)
+    assert settings.read_bytes() == original  # byte for byte
+    assert not agent_hooks.backup_path(settings).exists()
+    assert plan_uninstall("claude", env).changes == []
+
+
+def test_claude_uninstall_keeps_what_the_user_changed_since(tmp_path: Path) -> None:
+    env = env_for(tmp_path)
+    settings = tmp_path / "home" / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(USER_SETTINGS, encoding="utf-8")
+    install("claude", env)
+    data = json.loads(settings.read_text())
+    data["theme"] = "dark"
+    data["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "later.sh"}]})
+    settings.write_text(json.dumps(data))
+
+    uninstall("claude", env)
+    after = json.loads(settings.read_text())
+    expected = json.loads(USER_SETTINGS)
+    expected["theme"] = "dark"
+    expected["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "later.sh"}]})
+    assert after == expected
+
+
+def test_claude_settings_created_and_removed_again(tmp_path: Path) -> None:
+    config = tmp_path / "claude-config"
+    env = env_for(tmp_path, CLAUDE_CONFIG_DIR=str(config))
+    install("claude", env)
+    settings = config / "settings.json"
+    assert set(json.loads(settings.read_text())["hooks"]) == {
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PermissionRequest",
+        "Notification",
+        "Stop",
+    }
+    assert settings.stat().st_mode & 0o777 == 0o600
+    assert not (tmp_path / "home" / ".claude").exists()  # CLAUDE_CONFIG_DIR wins
+    uninstall("claude", env)
+    assert not settings.exists()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"model": "opus",}', "{'single': 1}", '{"hooks": {"Stop": [}', "[1, 2]", '{"hooks": []}'],
+)
+def test_unreadable_settings_are_left_alone(tmp_path: Path, text: str) -> None:
+    env = env_for(tmp_path)
+    settings = tmp_path / "home" / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(text)
+    with pytest.raises(HooksError, match=r"(?i)nothing was changed"):
+        plan_install("claude", env)
+    with pytest.raises(HooksError):
+        plan_uninstall("claude", env)
+    assert settings.read_text() == text
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
+
+
+def test_invalid_json_error_says_where(tmp_path: Path) -> None:
+    env = env_for(tmp_path)
+    settings = tmp_path / "home" / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{\n  "a": 1,\n  "b": oops\n}')
+    with pytest.raises(HooksError, match=r"settings\.json is not valid JSON \(line 3, column 8"):
+        plan_install("claude", env)
+
+
+def test_an_older_install_of_ours_is_replaced_not_doubled(tmp_path: Path) -> None:
+    env = env_for(tmp_path)
+    settings = tmp_path / "home" / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    old = agent_hooks.hooks_table("claude", "/old/venv/bin/python -m osf_tmux.report claude")
+    settings.write_text(json.dumps({"hooks": old}))
+    install("claude", env)
+    hooks = json.loads(settings.read_text())["hooks"]
+    assert all(n == 1 for n in ours(hooks).values())
+    assert "/old/venv" not in settings.read_text()
+
+
+CODEX_CONFIG = """# my codex config
+model = "gpt-5.5"
+approval_policy = "on-request"
+
+[model_providers.lab]
+name = "lab"
+base_url = "http://127.0.0.1:9/v1"
+"""
+
+
+def test_codex_hooks_and_notify_round_trip(tmp_path: Path) -> None:
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    env = env_for(tmp_path, CODEX_HOME=str(home))
+    config = home / "config.toml"
+    config.write_text(CODEX_CONFIG)
+    plan = install("codex", env)
+    assert any("/hooks" in note for note in plan.notes)  # Codex asks to trust new hooks
+    parsed = tomllib.loads(config.read_text())
+    assert parsed["notify"] == agent_hooks.notify_argv("codex")
+    assert parsed["model_providers"]["lab"]["name"] == "lab"
+    assert parsed["model"] == "gpt-5.5"
+    hooks = json.loads((home / "hooks.json").read_text())["hooks"]
+    assert set(hooks) == {"UserPromptSubmit", "PreToolUse", "PermissionRequest", "Stop"}
+    assert plan_install("codex", env).changes == []
+
+    uninstall("codex", env)
+    assert config.read_text() == CODEX_CONFIG
+    assert not (home / "hooks.json").exists()
+    assert sorted(p.name for p in home.iterdir()) == ["config.toml"]
+
+
+def test_codex_users_own_notify_is_kept(tmp_path: Path) -> None:
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    env = env_for(tmp_path, CODEX_HOME=str(home))
+    config = home / "config.toml"
+    text = 'notify = ["notify-send", "codex"]\n' + CODEX_CONFIG
+    config.write_text(text)
+    plan = install("codex", env)
+    assert any("notify" in note for note in plan.notes)
+    assert config.read_text() == text
+    assert (home / "hooks.json").exists()  # hooks still go in
+    launch = agent_hooks.launch_argv("codex", "/bin/codex", ["--no-daemon"], env)
+    assert launch == ["/bin/codex", "--no-daemon"]  # and launch leaves their notify in charge
+
+
+def test_codex_invalid_toml_writes_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    env = env_for(tmp_path, CODEX_HOME=str(home))
+    (home / "config.toml").write_text("model = \n")
+    with pytest.raises(HooksError, match="not valid TOML"):
+        plan_install("codex", env)
+    assert sorted(p.name for p in home.iterdir()) == ["config.toml"]
+
+
+def test_gemini_hooks(tmp_path: Path) -> None:
+    env = env_for(tmp_path)
+    settings = tmp_path / "home" / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"security": {"auth": {"selectedType": "gemini-api-key"}}}')
+    original = settings.read_bytes()
+    install("gemini", env)
+    hooks = json.loads(settings.read_text())["hooks"]
+    assert set(hooks) == {"BeforeAgent", "BeforeTool", "Notification", "AfterAgent"}
+    hook = hooks["Notification"][0]["hooks"][0]
+    assert hook["name"] == "osf-tmux" and hook["timeout"] == 10_000  # Gemini: milliseconds
+    uninstall("gemini", env)
+    assert settings.read_bytes() == original
+
+
+def test_launch_argv_for_claude_carries_the_hooks() -> None:
+    argv = agent_hooks.launch_argv("claude", "/usr/bin/claude", ["--resume", "x"], {})
+    assert argv[0] == "/usr/bin/claude" and argv[1] == "--settings"
+    assert argv[3:] == ["--resume", "x"]
+    assert json.loads(argv[2]) == {"hooks": agent_hooks.hooks_table("claude")}
+    with pytest.raises(HooksError, match="Gemini"):
+        agent_hooks.launch_argv("gemini", "/usr/bin/gemini", [], {})
+
+
+def test_the_installed_command_runs(tmp_path: Path) -> None:
+    command = agent_hooks.report_command("claude")
+    proc = subprocess.run(
+        command,
+        shell=True,
+        input=b'{"hook_event_name": "Stop"}',
+        capture_output=True,
+        env={"PATH": "/usr/bin:/bin"},
+        timeout=30,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
