@@ -11,6 +11,7 @@ import logging
 import os
 import selectors
 import signal
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +62,8 @@ class Settings:
     check_interval: float = 10.0  # cross-check screens against capture-pane
     identify_interval: float = 0.5  # re-read a non-agent pane's process when it prints
     status_interval: float = 0.2  # at most this often rewrite the status file
+    batch: float = 0.025  # while panes are busy, wake at most this often: one wake-up reads and
+    # judges the frames of every pane that drew meanwhile (a wake-up costs more than a frame)
     timing: Timing = field(default_factory=Timing)
 
 
@@ -136,6 +139,7 @@ class Daemon:
         self.next_check = self.clock.now() + self.settings.check_interval
         self.status_dirty = True
         self.last_status_write = float("-inf")
+        self.woke = float("-inf")
         self.counters = {"sweeps": 0, "publishes": 0, "reseeds": 0, "mismatches": 0}
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
@@ -216,8 +220,15 @@ class Daemon:
         if now >= self.next_sweep:
             self.sweep()
             now = self.clock.now()
+        if len(self.active) > 1:  # one pane alone gains nothing from waiting
+            hold = min(max_wait, self.woke + self.settings.batch - now)
+            if hold > 0:
+                time.sleep(hold)  # bytes wait in their FIFOs; a deadline due meanwhile waits too
+                now = self.clock.now()
         timeout = max(0.0, min(max_wait, self._next_deadline() - now))
-        for key, _ in self.selector.select(timeout):
+        ready = self.selector.select(timeout)
+        self.woke = self.clock.now()
+        for key, _ in ready:
             if key.data is None:
                 _drain(self._wake_r)
                 continue
