@@ -8,6 +8,7 @@ import click
 
 from osf_tmux import __version__
 from osf_tmux.cli_daemon import daemon_cmd, start_cmd, status_cmd, stop_cmd
+from osf_tmux.cli_plugin import COMMANDS as PLUGIN_COMMANDS
 from osf_tmux.cli_rules import explain_cmd, replay_cmd, rules_group
 from osf_tmux.tmux import ServerSpec
 
@@ -30,4 +31,6 @@ def main(ctx: click.Context, socket_name: str | None, socket_path: str | None) -
 
 
 for command in (replay_cmd, explain_cmd, rules_group, start_cmd, stop_cmd, status_cmd, daemon_cmd):
+    main.add_command(command)
+for command in PLUGIN_COMMANDS:  # next, doctor, plugin: osf_tmux/cli_plugin.py
     main.add_command(command)

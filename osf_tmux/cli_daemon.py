@@ -108,7 +108,9 @@ def _status_row(p: dict[str, Any]) -> tuple[str, ...]:
 def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
     """Run the daemon in this process (`start` runs it in the background for you)."""
     from osf_tmux.daemon import Daemon
+    from osf_tmux.notify_backends import start_notifier
     from osf_tmux.paths import user_rules_dir
+    from osf_tmux.plugin import config_stamp
     from osf_tmux.ruleset import load_rules
     from osf_tmux.source import PipeFactory
 
@@ -125,12 +127,19 @@ def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
     log = logging.getLogger("osf_tmux")
     for problem in rules.problems:
         log.warning("rules: %s (the shipped rules stay in force)", problem)
+    notifier = start_notifier(tmux, config_stamp(files.state))
     daemon = Daemon(
-        tmux, rules, PipeFactory(files.runtime), token=str(files.runtime), status_file=files.status
+        tmux,
+        rules,
+        PipeFactory(files.runtime),
+        token=str(files.runtime),
+        status_file=files.status,
+        on_transition=notifier.on_transition,
     )
     daemon.install_signal_handlers()
     daemon.install_hooks()
     log.info("started for %s", server.describe())
     daemon.write_status(force=True)
     daemon.run()
+    notifier.close()
     log.info("stopped")

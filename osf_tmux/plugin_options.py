@@ -1,0 +1,160 @@
+"""Every option of the tmux plugin, its default and what it means: the one place they live.
+
+`tmux/osf.tmux` hands over to `osf-tmux plugin load`, which sets each default with
+`set-option -ogq` (a value the user set first wins), then reads them all back in one call.
+The README's configuration table is checked against this list by a test."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from osf_tmux.tmux import SEP, Tmux
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    default: str
+    doc: str
+    kind: str = "text"  # text | onoff | seconds | choice
+    choices: tuple[str, ...] = ()
+
+
+# The formats read only options: nothing forks per status redraw. Commas inside a `#{?...}`
+# branch would split it, so styles use spaces (`fg=red bold`).
+STATUS_FORMAT = (
+    "#{?#{e|>:#{@osf_blocked_count},0},"
+    "#[fg=#{@osf-color-blocked} bold]#{@osf-icon-blocked} #{@osf_blocked_count} blocked"
+    "#[default] ,}"
+    "#{?#{e|>:#{@osf_done_count},0},"
+    "#[fg=#{@osf-color-done}]#{@osf-icon-done} #{@osf_done_count} done#[default] ,}"
+)
+WINDOW_FORMAT = (
+    "#{?#{==:#{@osf_window_state},blocked},"
+    "#[fg=#{@osf-color-blocked} bold]#{@osf-icon-blocked}#[default],"
+    "#{?#{==:#{@osf_window_state},done},#[fg=#{@osf-color-done}]#{@osf-icon-done}#[default],}}"
+)
+
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "@osf-key-next", "A", "prefix key that jumps to the next waiting agent (`none`: no key)"
+    ),
+    Option(
+        "@osf-key-override",
+        "off",
+        "take the key even when something else is bound to it",
+        "onoff",
+    ),
+    Option(
+        "@osf-status-placement",
+        "right",
+        "`right`: put `#{E:@osf-status-format}` in front of status-right; `left`: after "
+        "status-left; `off`: place it yourself",
+        "choice",
+        ("right", "left", "off"),
+    ),
+    Option(
+        "@osf-window-placement",
+        "on",
+        "append `#{E:@osf-window-format}` to window-status-format and "
+        "window-status-current-format (`off`: place it yourself)",
+        "onoff",
+    ),
+    Option(
+        "@osf-status-format", STATUS_FORMAT, "what the status line shows (counts of waiting agents)"
+    ),
+    Option("@osf-window-format", WINDOW_FORMAT, "the mark of a window holding a waiting agent"),
+    Option("@osf-icon-blocked", "●", "icon of blocked agents"),
+    Option("@osf-icon-done", "✔", "icon of agents that finished a turn you have not seen"),
+    Option("@osf-color-blocked", "red", "colour of blocked agents"),
+    Option("@osf-color-done", "green", "colour of finished agents"),
+    Option("@osf-notify-blocked", "on", "notify when an agent starts waiting for you", "onoff"),
+    Option(
+        "@osf-notify-done",
+        "off",
+        "notify when an agent finishes a turn (off: every turn would pop up)",
+        "onoff",
+    ),
+    Option(
+        "@osf-notify-cooldown",
+        "30",
+        "seconds before the same pane notifies again for the same state",
+        "seconds",
+    ),
+    Option(
+        "@osf-notify-desktop",
+        "on",
+        "desktop notifications when a notification service answers",
+        "onoff",
+    ),
+    Option(
+        "@osf-notify-message",
+        "on",
+        "without a desktop: `display-message` on attached clients",
+        "onoff",
+    ),
+    Option(
+        "@osf-notify-bell", "on", "without a desktop: ring the bell in the waiting pane", "onoff"
+    ),
+    Option(
+        "@osf-notify-osc",
+        "on",
+        "without a desktop: OSC 9 and OSC 777 to each client's terminal (works over ssh)",
+        "onoff",
+    ),
+    Option("@osf-bin", "", "the osf-tmux program (empty: found or installed by the plugin)"),
+)
+
+BY_NAME: Mapping[str, Option] = {o.name: o for o in OPTIONS}
+ON = ("on", "yes", "true", "1")
+OFF = ("off", "no", "false", "0", "")
+
+
+def is_on(value: str) -> bool:
+    return value.strip().lower() in ON
+
+
+def default_commands() -> list[list[str]]:
+    """`set -ogq` per option: sets only what the user has not set (idempotent on reload)."""
+    return [["set-option", "-ogq", o.name, o.default] for o in OPTIONS]
+
+
+def read_values(tmux: Tmux, names: tuple[str, ...] | None = None) -> dict[str, str]:
+    """The current global values of `names` (default: all), in one `display-message -p`.
+
+    `#{@name}` gives the raw text (a format stays unexpanded), unset options give ''."""
+    names = names or tuple(o.name for o in OPTIONS)
+    out = tmux.run("display-message", "-p", SEP.join(f"#{{{n}}}" for n in names))
+    parts = out.rstrip("\n").split(SEP)
+    if len(parts) != len(names):
+        return {n: BY_NAME[n].default if n in BY_NAME else "" for n in names}
+    return dict(zip(names, parts, strict=True))
+
+
+def problems(values: Mapping[str, str]) -> list[str]:
+    """Everything wrong with the values, all at once (a user fixes them in one pass)."""
+    found = []
+    for name, value in values.items():
+        opt = BY_NAME.get(name)
+        if opt is None:
+            continue
+        v = value.strip().lower()
+        if opt.kind == "onoff" and v not in ON + OFF:
+            found.append(f"{name} is {value!r}: use on or off")
+        elif opt.kind == "choice" and v not in opt.choices:
+            found.append(f"{name} is {value!r}: use one of {', '.join(opt.choices)}")
+        elif opt.kind == "seconds" and not _non_negative(v):
+            found.append(f"{name} is {value!r}: use a number of seconds")
+    return found
+
+
+def seconds(value: str, default: float) -> float:
+    return float(value) if _non_negative(value.strip()) else default
+
+
+def _non_negative(text: str) -> bool:
+    try:
+        return float(text) >= 0
+    except ValueError:
+        return False

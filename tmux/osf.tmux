@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The osf-tmux plugin. It only finds the osf-tmux program and hands over to
+# `osf-tmux plugin load` (options, status formats, the jump key, the daemon: all in Python).
+# Without the program, the first load installs it into a venv inside the plugin directory.
+# Both run in the background (run-shell -b): tmux never waits for Python or pip. TPM throws
+# our output away, so what happens goes to the log (`osf-tmux doctor` shows it) and to
+# display-message.
+set -u
+set -o pipefail
+
+PLUGIN_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$PLUGIN_DIR/.venv"
+STATE_DIR="${XDG_STATE_HOME:-$HOME/.local/state}/osf-tmux"
+LOG="$STATE_DIR/plugin.log"
+
+log() {
+	mkdir -p "$STATE_DIR" && printf '%s %s\n' "$(date '+%Y-%m-%d %H:%M:%S')" "$*" >>"$LOG"
+}
+
+say() {  # on every attached client; `#` would start a format
+	local client
+	for client in $(tmux list-clients -F '#{client_name}' 2>/dev/null); do
+		tmux display-message -c "$client" -d 8000 "osf-tmux: ${1//#/##}" 2>/dev/null
+	done
+}
+
+# A path inside a run-shell command: quoted for sh, `#` doubled for tmux's format expansion.
+quoted() {
+	local q
+	q="$(printf '%q' "$1")"
+	printf '%s' "${q//#/##}"
+}
+
+find_bin() {
+	local candidate
+	for candidate in "$(tmux show-option -gqv @osf-bin)" "${OSF_TMUX_BIN:-}" "$VENV/bin/osf-tmux" \
+		"$(command -v osf-tmux)"; do
+		if [ -n "$candidate" ] && [ -x "$candidate" ]; then
+			printf '%s\n' "$candidate"
+			return 0
+		fi
+	done
+	return 1
+}
+
+load_in_background() {
+	local bin
+	bin="$(quoted "$1")"
+	mkdir -p "$STATE_DIR"
+	tmux run-shell -b "$bin plugin load --bin $bin >>$(quoted "$LOG") 2>&1"
+}
+
+bootstrap() {
+	local python="${OSF_TMUX_PYTHON:-python3}" lock="$PLUGIN_DIR/.venv.lock"
+	if ! mkdir "$lock" 2>/dev/null; then
+		log "bootstrap: already running (remove $lock if it is not)"
+		return 0
+	fi
+	trap 'rmdir "$lock" 2>/dev/null' EXIT
+	log "bootstrap: installing osf-tmux into $VENV with $python"
+	say "installing osf-tmux into $VENV (first load, about a minute)..."
+	if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' >>"$LOG" 2>&1; then
+		log "bootstrap: failed: $python is missing or older than 3.10"
+		say "install failed: needs Python >= 3.10 (see $LOG; or pipx install osf-tmux)"
+		return 1
+	fi
+	# Editable: a TPM update (git pull) takes effect on the next load without reinstalling.
+	if ! { "$python" -m venv "$VENV" && "$VENV/bin/python" -m pip install -q -e "$PLUGIN_DIR"; } \
+		2>&1 | sed 's/^/    | /' >>"$LOG"; then
+		log "bootstrap: failed: venv or pip install (output above)"
+		say "install failed (see $LOG; or pipx install osf-tmux)"
+		return 1
+	fi
+	log "bootstrap: ok"
+	if "$VENV/bin/osf-tmux" plugin load --bin "$VENV/bin/osf-tmux" >>"$LOG" 2>&1; then
+		say "installed and running: prefix + $(tmux show-option -gqv @osf-key-next) jumps to waiting agents"
+	else
+		say "installed, but loading failed (see $LOG or run osf-tmux doctor)"
+	fi
+}
+
+main() {
+	local bin
+	if [ "${1:-}" = "--bootstrap" ]; then
+		bootstrap
+		return
+	fi
+	if bin="$(find_bin)"; then
+		load_in_background "$bin"
+	else
+		tmux run-shell -b "bash $(quoted "${BASH_SOURCE[0]}") --bootstrap >/dev/null 2>&1"
+	fi
+}
+
+main "$@"
