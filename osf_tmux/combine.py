@@ -7,7 +7,7 @@ return to idle is confirmed for a moment so that one redraw cannot flap the bar.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from osf_tmux.classify import Verdict
 
@@ -22,10 +22,13 @@ def most_urgent(states: list[str | None]) -> str | None:
 
 @dataclass(frozen=True)
 class Report:
-    """What an agent's hook said (`@osf_report`: `STATE EPOCH_SECONDS`)."""
+    """What an agent's hook said (`@osf_report`: `STATE EPOCH_SECONDS [AGENT]`)."""
 
     state: str
     at: float
+    # Who reported: identifies the pane's agent when nothing else does (osf_tmux/identify.py).
+    # Not part of what the report says about the state, so not compared.
+    agent: str = field(default="", compare=False)
 
     @classmethod
     def parse(cls, text: str) -> Report | None:
@@ -33,7 +36,7 @@ class Report:
         if len(parts) < 2 or parts[0] not in STATES:
             return None
         try:
-            return cls(parts[0], float(parts[1]))
+            return cls(parts[0], float(parts[1]), parts[2] if len(parts) > 2 else "")
         except ValueError:
             return None
 
