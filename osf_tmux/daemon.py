@@ -21,10 +21,11 @@ from osf_tmux import tmux_hooks
 from osf_tmux.classify import Verdict, classify
 from osf_tmux.clock import Clock, SystemClock
 from osf_tmux.combine import Observation, PaneState, PaneTracker, Report, Timing
+from osf_tmux.identify import manifest_for
 from osf_tmux.manifest import Manifest
 from osf_tmux.process import foreground_commands
 from osf_tmux.publish import PanePlace, Publisher
-from osf_tmux.ruleset import RuleSet, UnknownAgentError
+from osf_tmux.ruleset import RuleSet
 from osf_tmux.screen import PaneScreen
 from osf_tmux.snapshot import Snapshot
 from osf_tmux.source import (
@@ -511,23 +512,13 @@ class Daemon:
         self.status_dirty = True
 
     def _manifest_for(self, info: PaneInfo) -> Manifest | None:
-        if info.agent_override:
-            try:
-                return self.rules.get(info.agent_override)
-            except UnknownAgentError:
-                log.warning(
-                    "%s: @osf-agent %r is not a known agent", info.pane_id, info.agent_override
-                )
-        if info.dead:
-            return None
-        found = None
-        for argv in self.identify_argv(info.pid):
-            found = self.rules.for_process(argv)
-            if found is not None:
-                break
-        if found is None and info.current_command:
-            found = self.rules.for_process([info.current_command])
-        return found
+        return manifest_for(
+            self.rules,
+            info,
+            self.identify_argv,
+            self.clock.wall(),
+            self.settings.timing.report_ttl,
+        )
 
     # ---- seeding and cross-checks ----------------------------------------------------------
 
@@ -558,7 +549,7 @@ class Daemon:
             cap = captures.get(w.info.pane_id)
             if cap is None:
                 continue
-            w.screen = _screen_from(cap)
+            w.screen = screen_from_capture(cap)
             w.pending.clear()
             w.needs_seed = False
             w.dropping_since = None
@@ -650,7 +641,8 @@ class Daemon:
         os.replace(tmp, self.status_file)
 
 
-def _screen_from(cap: PaneCapture) -> PaneScreen:
+def screen_from_capture(cap: PaneCapture) -> PaneScreen:
+    """A screen seeded from what `capture-pane` showed (also used by osf_tmux/safe_input.py)."""
     screen = PaneScreen(max(cap.cols, 2), max(cap.rows_count, 2))
     screen.seed(
         list(cap.lines),
