@@ -235,8 +235,12 @@ class Recorder:
 
     def _expect(self, exp: Expect) -> None:
         deadline = time.time() + exp.timeout
+        quiet_at: int | None = None
         while True:
             before = self.offset()
+            if exp.server_quiet and quiet_at is None and self.server is not None \
+                    and self.server.quiet():
+                quiet_at = before
             text, title = self.capture_with_title()
             if cue_matches(exp.cue, text, title) and (
                     not exp.server_quiet or (self.server is not None and self.server.quiet())
@@ -249,7 +253,7 @@ class Recorder:
             time.sleep(POLL)
         if exp.state is not None:
             seg: dict[str, Any] = {
-                "server_quiet": exp.server_quiet,
+                "server_quiet": exp.server_quiet, "offset_server_quiet": quiet_at,
                 "offset": before, "t": round(self.elapsed(), 3), "state": exp.state,
                 "note": exp.note, "cue": exp.cue.pattern, "absent": exp.cue.absent,
                 "tail": exp.cue.tail, "title": exp.cue.title,

@@ -9,9 +9,9 @@ import subprocess
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Type, flatten
+from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Sleep, Type, flatten
 from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, lab_home
-from tools.agentlab.script import Pause, Script, Text, Tool, Turn
+from tools.agentlab.script import Pause, Script, Text, Thinking, Tool, Turn
 
 SPINNER = r"esc to cancel, \d+s|\(esc to cancel"
 IDLE = Cue(r"Type your message", absent=SPINNER + r"|Allow execution|Apply this change|"
@@ -39,6 +39,11 @@ GEMINI_TURNS = [
                         "content": "# Notes\n\n- the greeting now says world\n"})],
         [Text("Updated app.py and created NOTES.md.")],
     ]),
+    Turn(st.P_THINK, [[
+        Thinking("**Weighing app.py** It has one function that prints a greeting; splitting "
+                 "formatting from printing would make it testable.", chunk=16, delay=0.1),
+        Text("I would split building the greeting from printing it, so it can be tested."),
+    ]]),
     Turn(st.P_TEXT, [[Pause(0.3), Text(
         "This project is a tiny Python demo: `app.py` defines `main()`, which prints a "
         "greeting. There are no tests yet.", chunk=16, delay=0.05)]]),
@@ -50,7 +55,9 @@ def _start() -> list[Action]:
 
 
 def _ask(prompt: str) -> list[Action]:
-    return [Type(prompt), Keys(("Enter",), "submit prompt"),
+    # A pause before Enter: an Enter that follows typed text too closely was sometimes taken
+    # as part of a paste and did not submit (seen at 200x50).
+    return [Type(prompt), Sleep(0.7), Keys(("Enter",), "submit prompt"),
             Expect("working", WORKING, "prompt submitted, agent working")]
 
 

@@ -49,12 +49,14 @@ def refine_offsets(data: bytes, cols: int, rows: int, segments: list[dict[str, A
     bounds = sorted({b for b in boundaries if 0 < b <= len(data)} | {len(data)})
     lo = 0
     for seg in segments:
-        if seg.get("cue") is None or seg.get("server_quiet"):
-            # No cue, or a cue that only means something once the model is done (the screen
-            # alone would match mid-turn): keep the polled offset.
+        if seg.get("cue") is None:
             seg["offset_exact"] = None
             lo = seg["offset"]
             continue
+        if seg.get("server_quiet") and seg.get("offset_server_quiet") is not None:
+            # This cue only means something once the model is done (the screen alone could
+            # match mid-turn): search from where the server was first seen quiet.
+            lo = max(lo, int(seg["offset_server_quiet"]))
         # The state was seen at poll time and held until the driver's next action, so its
         # first frame lies after the previous label and before that action.
         later = [e["offset"] for e in events if e["t"] > seg["t"] and e["event"] != "launch"]
