@@ -10,6 +10,7 @@ set -o pipefail
 
 PLUGIN_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$PLUGIN_DIR/.venv"
+LOCK="$PLUGIN_DIR/.venv.lock"  # one bootstrap at a time (a reload while pip runs)
 STATE_DIR="${XDG_STATE_HOME:-$HOME/.local/state}/osf-tmux"
 LOG="$STATE_DIR/plugin.log"
 
@@ -51,12 +52,12 @@ load_in_background() {
 }
 
 bootstrap() {
-	local python="${OSF_TMUX_PYTHON:-python3}" lock="$PLUGIN_DIR/.venv.lock"
-	if ! mkdir "$lock" 2>/dev/null; then
-		log "bootstrap: already running (remove $lock if it is not)"
+	local python="${OSF_TMUX_PYTHON:-python3}"
+	if ! mkdir "$LOCK" 2>/dev/null; then
+		log "bootstrap: already running (remove $LOCK if it is not)"
 		return 0
 	fi
-	trap 'rmdir "$lock" 2>/dev/null' EXIT
+	trap 'rmdir "$LOCK" 2>/dev/null' EXIT
 	log "bootstrap: installing osf-tmux into $VENV with $python"
 	say "installing osf-tmux into $VENV (first load, about a minute)..."
 	if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' >>"$LOG" 2>&1; then

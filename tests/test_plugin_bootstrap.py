@@ -1,0 +1,116 @@
+"""The plugin's first load when osf-tmux is not installed: it installs it into a venv inside
+the plugin directory, in the background, and says how that ended.
+
+A real `pip install` needs the package index, so these tests stand a fake python in for
+python3 (OSF_TMUX_PYTHON): its `-m venv` and `-m pip install` make a venv whose osf-tmux is
+the one under test. What is tested is the plugin's side: finding nothing, running in the
+background, the log, the messages, loading afterwards, and a failure `doctor` reports."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.test_plugin_live import OSF_TMUX, ROOT, isolated_env, run_plugin
+from tests.tmux_server import TmuxServer, retry_until
+
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+FAKE_PYTHON = """#!/bin/sh
+# python3 without a network: a venv whose osf-tmux is the one under test, or a failure.
+case "$1 $2" in
+-c*) exit 0 ;;
+"-m venv") [ -n "$FAIL" ] && { echo "Error: no module named venv" >&2; exit 1; }
+    mkdir -p "$3/bin" && cp "$0" "$3/bin/python" ;;
+"-m pip") bin="$(dirname "$0")/osf-tmux"
+    printf '#!/bin/sh\\nexec %s "$@"\\n' "{real}" >"$bin" && chmod +x "$bin" ;;
+*) exit 2 ;;
+esac
+"""
+
+
+def plugin_copy(tmp: Path) -> Path:
+    """The plugin's files without a venv in them (the checkout has one)."""
+    plugin = tmp / "osf-tmux"
+    (plugin / "tmux").mkdir(parents=True)
+    shutil.copy2(ROOT / "osf-tmux.tmux", plugin)
+    shutil.copy2(ROOT / "tmux" / "osf.tmux", plugin / "tmux")
+    return plugin
+
+
+def path_without_osf_tmux() -> str:
+    dirs = os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
+    return os.pathsep.join(d for d in dirs if not (Path(d) / "osf-tmux").exists())
+
+
+@pytest.fixture
+def server() -> Iterator[TmuxServer]:
+    if not OSF_TMUX.exists():
+        pytest.skip(f"{OSF_TMUX} is not installed (pip install -e .)")
+    srv = TmuxServer()
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.kill()
+
+
+def bootstrap(server: TmuxServer, tmp: Path, fail: bool) -> tuple[Path, dict[str, str]]:
+    fake = tmp / "python3"
+    fake.write_text(FAKE_PYTHON.replace("{real}", str(OSF_TMUX)))
+    fake.chmod(0o755)
+    extra = {"OSF_TMUX_PYTHON": str(fake), "PATH": path_without_osf_tmux()}
+    if fail:
+        extra["FAIL"] = "1"
+    env = isolated_env(server, tmp / "home", extra)
+    plugin = plugin_copy(tmp)
+    run_plugin(plugin / "osf-tmux.tmux", env)  # returns at once: the work is in the background
+    return plugin, env
+
+
+def test_first_load_installs_then_loads(server: TmuxServer, tmp_path: Path) -> None:
+    plugin, env = bootstrap(server, tmp_path, fail=False)
+    log = tmp_path / "home" / "state" / "osf-tmux" / "plugin.log"
+    try:
+        retry_until(
+            lambda: log.exists() and " load: ok" in log.read_text(), timeout=30, what="load"
+        )
+        text = log.read_text()
+        assert "bootstrap: installing" in text and "bootstrap: ok" in text
+        assert (plugin / ".venv" / "bin" / "osf-tmux").exists()
+        retry_until(lambda: not (plugin / ".venv.lock").exists(), timeout=10, what="unlock")
+        keys = server.cmd("list-keys", "-T", "prefix")
+        assert str(plugin / ".venv" / "bin" / "osf-tmux") in keys
+    finally:
+        subprocess.run(
+            [str(OSF_TMUX), "-L", server.socket_name, "stop"], env=env, capture_output=True
+        )
+
+
+def test_failed_install_is_logged_and_doctor_says_so(server: TmuxServer, tmp_path: Path) -> None:
+    plugin, env = bootstrap(server, tmp_path, fail=True)
+    log = tmp_path / "home" / "state" / "osf-tmux" / "plugin.log"
+    retry_until(
+        lambda: log.exists() and "bootstrap: failed" in log.read_text(),
+        timeout=30,
+        what="the failure in the log",
+    )
+    assert "no module named venv" in log.read_text()
+    retry_until(lambda: not (plugin / ".venv.lock").exists(), timeout=10, what="unlock")
+    out = subprocess.run(
+        [str(OSF_TMUX), "-L", server.socket_name, "doctor"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 1
+    assert "[FAIL] plugin log: the last plugin load failed" in out.stdout

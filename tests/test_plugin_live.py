@@ -1,0 +1,267 @@
+"""The plugin loaded into a private tmux server the way TPM loads it: the root *.tmux file run
+with $TMUX pointing at the server, twice (a config reload). Then a real Claude Code capture
+blocks in a pane: the status line and the window list show it, `next` moves a control-mode
+client there, and the daemon notifies without a desktop session."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from osf_tmux.lifecycle import DaemonFiles, running_pid
+from osf_tmux.plugin import STATUS_FRAGMENT, WINDOW_FRAGMENT
+from osf_tmux.tmux import ServerSpec
+from tests.live import Feeder
+from tests.tmux_server import TmuxServer, retry_until
+
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+ROOT = Path(__file__).resolve().parent.parent
+CAPTURES = ROOT / "captures" / "claude-2.1.328"
+# (capture, offset of its first blocked label)
+BASH_PROMPT = (CAPTURES / "c_bash_yes-120x32.bytes", 5676)
+OSF_TMUX = Path(sys.executable).with_name("osf-tmux")
+
+
+@dataclass
+class Loaded:
+    server: TmuxServer
+    env: dict[str, str]
+    home: Path
+
+    def tmux(self, *args: str) -> str:
+        return self.server.cmd(*args)
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(OSF_TMUX), "-L", self.server.socket_name, *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+
+    @property
+    def log(self) -> Path:
+        return self.home / "state" / "osf-tmux" / "plugin.log"
+
+    def files(self) -> DaemonFiles:
+        return DaemonFiles.for_server(ServerSpec(self.server.socket_name), self.env)
+
+
+def isolated_env(server: TmuxServer, home: Path, extra: dict[str, str]) -> dict[str, str]:
+    """Files under `home`; the same values set in the server, since run-shell jobs (where the
+    plugin's work and the daemon run) take the server's environment, not ours."""
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    mine = {
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_RUNTIME_DIR": str(home / "run"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "HOME": str(home),
+        **extra,
+    }
+    for name, value in mine.items():
+        server.cmd("set-environment", "-g", name, value)
+    env.update(mine)
+    sock = server.cmd("display-message", "-p", "#{socket_path},#{pid},0").strip()
+    env["TMUX"] = sock
+    return env
+
+
+def run_plugin(entry: Path, env: dict[str, str]) -> None:
+    """What TPM does: run the file, output thrown away; it must return at once."""
+    subprocess.run(
+        [str(entry)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=10,
+        check=True,
+    )
+
+
+def loads(log: Path) -> int:
+    return log.read_text().count(" load: ok") if log.exists() else 0
+
+
+def loaded_times(log: Path, n: int) -> bool:
+    return loads(log) >= n
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Loaded]:
+    if not OSF_TMUX.exists():
+        pytest.skip(f"{OSF_TMUX} is not installed (pip install -e .)")
+    home = tmp_path_factory.mktemp("plugin")
+    server = TmuxServer()
+    server.start()
+    server.cmd("set-option", "-g", "status", "on")
+    env = isolated_env(server, home, {"OSF_TMUX_BIN": str(OSF_TMUX)})
+    it = Loaded(server, env, home)
+    try:
+        for n in (1, 2):  # the second time is a config reload
+            run_plugin(ROOT / "osf-tmux.tmux", env)
+            retry_until(functools.partial(loaded_times, it.log, n), timeout=20, what=f"load {n}")
+        yield it
+    finally:
+        it.cli("stop")
+        server.kill()
+
+
+def test_loaded_twice_changes_nothing_more(loaded: Loaded) -> None:
+    assert "failed" not in loaded.log.read_text()
+    keys = loaded.tmux("list-keys", "-T", "prefix")
+    assert sum("osf-tmux:next" in line for line in keys.splitlines()) == 1
+    assert re.search(r"-T prefix\s+A\s+run-shell -b .*osf-tmux:next", keys)
+    right = loaded.tmux("show-options", "-gv", "status-right")
+    assert right.count(STATUS_FRAGMENT) == 1 and right.startswith(STATUS_FRAGMENT)
+    for name in ("window-status-format", "window-status-current-format"):
+        assert loaded.tmux("show-options", "-gv", name).count(WINDOW_FRAGMENT) == 1
+    assert loaded.tmux("show-options", "-gv", "@osf-notify-cooldown").strip() == "30"
+    pid = running_pid(loaded.files())
+    assert pid is not None and pid > 0
+    assert f"daemon pid {pid} (already running)" in loaded.log.read_text()
+
+
+def test_user_value_wins_and_reload_applies_it(loaded: Loaded) -> None:
+    loaded.tmux("set-option", "-g", "@osf-icon-blocked", "!!")
+    run_plugin(ROOT / "osf-tmux.tmux", loaded.env)
+    retry_until(lambda: loads(loaded.log) >= 3, timeout=20, what="third load")
+    assert loaded.tmux("show-options", "-gv", "@osf-icon-blocked").strip() == "!!"
+    loaded.tmux("set-option", "-g", "@osf-icon-blocked", "●")
+
+
+class ControlClient:
+    """`tmux -C attach`: a client with a name that `next` can move, no terminal needed."""
+
+    def __init__(self, server: TmuxServer) -> None:
+        self.server = server
+        before = set(self.names())
+        self.proc = subprocess.Popen(
+            [server.tmux, "-L", server.socket_name, "-C", "attach", "-t", "osf-base"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.name = retry_until(
+            lambda: next(iter(set(self.names()) - before), None), timeout=10, what="client"
+        )
+
+    def names(self) -> list[str]:
+        return self.server.cmd("list-clients", "-F", "#{client_name}").split()
+
+    def pane(self) -> str:
+        return self.server.cmd("display-message", "-p", "-c", self.name, "#{pane_id}").strip()
+
+    def send(self, command: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(command.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def client(loaded: Loaded) -> Iterator[ControlClient]:
+    c = ControlClient(loaded.server)
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+def test_next_says_so_when_nothing_waits(loaded: Loaded, client: ControlClient) -> None:
+    out = loaded.cli("next", "--client", client.name)
+    assert out.returncode == 0 and "no agent is waiting" in out.stdout
+
+
+def test_doctor_passes_on_a_loaded_server(loaded: Loaded) -> None:
+    out = loaded.cli("doctor", "--json")
+    checks = json.loads(out.stdout)
+    assert out.returncode == 0, out.stdout
+    names = {c["name"] for c in checks}
+    assert {"tmux", "daemon", "tmux hooks", "plugin", "notifications", "rules"} <= names
+    assert not [c for c in checks if c["level"] == "fail"]
+
+
+@pytest.fixture(scope="module")
+def blocked(loaded: Loaded, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Feeder]:
+    """One pane blocked at a real permission prompt, for the rest of the module (the tests
+    that need no waiting pane come before the first that asks for this one)."""
+    path, offset = BASH_PROMPT
+    feeder = Feeder(loaded.server, tmp_path_factory.mktemp("feed"), 120, 32, "claude")
+    try:
+        retry_until(lambda: feeder.option("@osf_pipe"), timeout=10, what="daemon to pipe the pane")
+        feeder.write(path.read_bytes()[:offset])
+        retry_until(lambda: feeder.state() == "blocked", timeout=10, what="blocked")
+        yield feeder
+    finally:
+        feeder.close()
+        loaded.server.kill_pane(feeder.pane)
+
+
+def test_status_line_and_window_list_show_a_blocked_agent(loaded: Loaded, blocked: Feeder) -> None:
+    right = loaded.tmux("display-message", "-p", "-t", blocked.pane, "#{E:status-right}")
+    assert right.startswith("#[fg=red bold]● 1 blocked#[default] ")
+    window = loaded.tmux("display-message", "-p", "-t", blocked.pane, "#{E:window-status-format}")
+    assert window.rstrip("\n").endswith("#[fg=red bold]●#[default]")
+    other = loaded.tmux("display-message", "-p", "-t", "osf-base:", "#{E:window-status-format}")
+    assert "●" not in other
+
+
+def test_daemon_notifies_without_a_desktop(loaded: Loaded, blocked: Feeder) -> None:
+    log = loaded.files().log
+    line = retry_until(
+        lambda: next(
+            (
+                x
+                for x in log.read_text().splitlines()
+                if "notified via terminal" in x and "Do you want to proceed?" in x
+            ),
+            None,
+        ),
+        timeout=10,
+        what="a notification in the daemon log",
+    )
+    assert "claude is waiting for you in" in line and "rm -rf build" in line
+
+
+def test_next_moves_the_client_to_the_blocked_pane(
+    loaded: Loaded, blocked: Feeder, client: ControlClient
+) -> None:
+    assert client.pane() != blocked.pane
+    out = loaded.cli("next", "--client", client.name)
+    assert out.returncode == 0, out.stderr
+    assert client.pane() == blocked.pane
+    assert "1 of 1" in out.stdout
+
+
+def test_the_bound_key_runs_next_for_the_client_that_pressed_it(
+    loaded: Loaded, blocked: Feeder, client: ControlClient
+) -> None:
+    line = next(
+        x for x in loaded.tmux("list-keys", "-T", "prefix").splitlines() if "osf-tmux:next" in x
+    )
+    command = line[line.index("run-shell") :]
+    client.send(command)  # what pressing prefix + A makes tmux run, with this client current
+    retry_until(lambda: client.pane() == blocked.pane, timeout=10, what="client at the pane")
