@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from osf_tmux.manifest import Condition, Manifest, Rule
@@ -59,12 +61,78 @@ def _failure(rule: Rule, regions: _Regions) -> str | None:
     return None
 
 
+# A condition as classify runs it: the pattern's search and the index of its region's text.
+_Check = tuple[Callable[[str], "re.Match[str] | None"], int]
+
+
+class _Plan:
+    """A manifest laid out for `classify`: regions numbered, conditions as (search, region
+    index), one Verdict per rule. Built once per manifest; the rules themselves are untouched."""
+
+    __slots__ = ("default", "manifest", "regions", "rules")
+
+    def __init__(self, manifest: Manifest) -> None:
+        self.manifest = manifest
+        index: dict[Region, int] = {}
+
+        def checks(conds: tuple[Condition, ...]) -> tuple[_Check, ...]:
+            return tuple((c.pattern.search, index.setdefault(c.region, len(index))) for c in conds)
+
+        self.rules = tuple(
+            (checks(r.all), checks(r.any), checks(r.not_), Verdict(r.state, r.id, manifest.agent))
+            for r in manifest.rules
+        )
+        self.regions = tuple(index)
+        self.default = Verdict(DEFAULT_STATE, None, manifest.agent)
+
+
+# By id(manifest); a plan keeps its manifest alive, so an id cannot be reused under it.
+_plans: dict[int, _Plan] = {}
+
+
+def _plan(manifest: Manifest) -> _Plan:
+    plan = _plans.get(id(manifest))
+    if plan is None or plan.manifest is not manifest:
+        if len(_plans) >= 256:
+            _plans.clear()
+        plan = _plans[id(manifest)] = _Plan(manifest)
+    return plan
+
+
 def classify(snap: Snapshot, manifest: Manifest) -> Verdict:
-    regions = _Regions(snap)
-    for rule in manifest.rules:
-        if _failure(rule, regions) is None:
-            return Verdict(rule.state, rule.id, manifest.agent)
-    return Verdict(DEFAULT_STATE, None, manifest.agent)
+    """The first rule whose conditions hold decides; none: the default state.
+
+    The same decision as `explain`, without building reasons; each region's text is built at
+    most once, and only when a condition needs it."""
+    plan = _plan(manifest)
+    regions = plan.regions
+    texts: list[str | None] = [None] * len(regions)
+    for all_, any_, not_, verdict in plan.rules:
+        for search, i in all_:
+            text = texts[i]
+            if text is None:
+                text = texts[i] = regions[i].text(snap)
+            if search(text) is None:
+                break
+        else:
+            if any_:
+                for search, i in any_:
+                    text = texts[i]
+                    if text is None:
+                        text = texts[i] = regions[i].text(snap)
+                    if search(text) is not None:
+                        break
+                else:
+                    continue
+            for search, i in not_:
+                text = texts[i]
+                if text is None:
+                    text = texts[i] = regions[i].text(snap)
+                if search(text) is not None:
+                    break
+            else:
+                return verdict
+    return plan.default
 
 
 def explain(snap: Snapshot, manifest: Manifest) -> tuple[Verdict, list[RuleTrace]]:

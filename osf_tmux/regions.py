@@ -53,7 +53,7 @@ class Region:
         if self.kind == "top":
             return rows[: self.count]
         if self.kind == "tail":
-            return tuple(r for r in rows if r.strip())[-self.count :]
+            return _tail(rows, self.count)
         if self.kind == "cursor_row":
             y = snap.cursor[1]
             return (rows[y],) if 0 <= y < len(rows) else ()
@@ -66,12 +66,38 @@ class Region:
         return "\n".join(self.rows(snap))
 
 
+def _tail(rows: tuple[str, ...], count: int) -> tuple[str, ...]:
+    """The last `count` rows that are not blank (r.strip() non-empty), found from the bottom."""
+    out: list[str] = []
+    for i in range(len(rows) - 1, -1, -1):
+        r = rows[i]
+        if r and not r.isspace():  # the same test as r.strip(), without copying the row
+            out.append(r)
+            if len(out) == count:
+                break
+    out.reverse()
+    return tuple(out)
+
+
 def is_rule_row(row: str) -> bool:
     return _RULE_ROW.match(row.strip()) is not None
 
 
+# Rows are mostly the very same string objects from one frame to the next, so whether a row is a
+# rule is looked up rather than matched again; bounded so that scrolling text cannot grow it.
+_rule_rows: dict[str, bool] = {}
+_RULE_ROWS_MAX = 2048
+
+
 def last_rule_index(rows: tuple[str, ...]) -> int | None:
+    known = _rule_rows
     for i in range(len(rows) - 1, -1, -1):
-        if is_rule_row(rows[i]):
+        row = rows[i]
+        is_rule = known.get(row)
+        if is_rule is None:
+            if len(known) >= _RULE_ROWS_MAX:
+                known.clear()
+            is_rule = known[row] = _RULE_ROW.match(row.strip()) is not None
+        if is_rule:
             return i
     return None
