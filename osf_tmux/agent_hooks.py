@@ -342,21 +342,27 @@ def _give_back(
 # ---- launching an agent with our hooks, touching no file of the person's -----------------------
 
 
-def launch_argv(agent: str, binary: str, args: list[str], env: Mapping[str, str]) -> list[str]:
-    """The command line that starts `agent` with osf-tmux's hooks for this run only."""
+def launch_argv(
+    agent: str, binary: str, args: list[str], env: Mapping[str, str]
+) -> tuple[list[str], list[str]]:
+    """The command line that starts `agent` with osf-tmux's hooks for this run only, and notes
+    for the person."""
     if agent == "claude":
         # --settings takes a JSON string; its hooks run beside the person's own.
         settings = json.dumps({"hooks": hooks_table("claude")}, separators=(",", ":"))
-        return [binary, "--settings", settings, *args]
+        return [binary, "--settings", settings, *args], []
     if agent == "codex":
         # `-c` overrides config for this run. Hooks need trusting (a file), so only notify here;
-        # a person's own notify program is left in charge.
-        raw = _read(codex_home(env) / "config.toml")
-        config = _load_toml(codex_home(env) / "config.toml", raw) if raw else {}
-        notify = config.get("notify")
+        # a person's own notify program is left in charge (Codex runs one).
+        path = codex_home(env) / "config.toml"
+        raw = _read(path)
+        notify = (_load_toml(path, raw) if raw else {}).get("notify")
         if notify is not None and not _OURS.search(str(notify)):
-            return [binary, *args]
-        return [binary, "-c", notify_toml(), *args]
+            return [binary, *args], [
+                f"{path} names its own notify program: turn ends are left to it "
+                "(osf-tmux still reads the screen)"
+            ]
+        return [binary, "-c", notify_toml(), *args], []
     if agent == "gemini":
         raise HooksError(
             "Gemini CLI has no flag for extra settings; use `osf-tmux hooks install --agent "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import click
 
 from osf_tmux import __version__
+from osf_tmux.cli_agents import COMMANDS as AGENT_COMMANDS
 from osf_tmux.cli_daemon import daemon_cmd, start_cmd, status_cmd, stop_cmd
 from osf_tmux.cli_plugin import COMMANDS as PLUGIN_COMMANDS
 from osf_tmux.cli_rules import explain_cmd, replay_cmd, rules_group
@@ -32,5 +33,5 @@ def main(ctx: click.Context, socket_name: str | None, socket_path: str | None) -
 
 for command in (replay_cmd, explain_cmd, rules_group, start_cmd, stop_cmd, status_cmd, daemon_cmd):
     main.add_command(command)
-for command in PLUGIN_COMMANDS:  # next, doctor, plugin: osf_tmux/cli_plugin.py
+for command in (*PLUGIN_COMMANDS, *AGENT_COMMANDS):  # osf_tmux/cli_plugin.py, cli_agents.py
     main.add_command(command)

@@ -209,8 +209,9 @@ def test_codex_users_own_notify_is_kept(tmp_path: Path) -> None:
     assert any("notify" in note for note in plan.notes)
     assert config.read_text() == text
     assert (home / "hooks.json").exists()  # hooks still go in
-    launch = agent_hooks.launch_argv("codex", "/bin/codex", ["--no-daemon"], env)
-    assert launch == ["/bin/codex", "--no-daemon"]  # and launch leaves their notify in charge
+    argv, notes = agent_hooks.launch_argv("codex", "/bin/codex", ["--no-daemon"], env)
+    assert argv == ["/bin/codex", "--no-daemon"]  # and launch leaves their notify in charge
+    assert notes
 
 
 def test_codex_invalid_toml_writes_nothing(tmp_path: Path) -> None:
@@ -239,12 +240,19 @@ def test_gemini_hooks(tmp_path: Path) -> None:
 
 
 def test_launch_argv_for_claude_carries_the_hooks() -> None:
-    argv = agent_hooks.launch_argv("claude", "/usr/bin/claude", ["--resume", "x"], {})
+    argv, _ = agent_hooks.launch_argv("claude", "/usr/bin/claude", ["--resume", "x"], {})
     assert argv[0] == "/usr/bin/claude" and argv[1] == "--settings"
     assert argv[3:] == ["--resume", "x"]
     assert json.loads(argv[2]) == {"hooks": agent_hooks.hooks_table("claude")}
     with pytest.raises(HooksError, match="Gemini"):
         agent_hooks.launch_argv("gemini", "/usr/bin/gemini", [], {})
+
+
+def test_launch_argv_for_codex_sets_notify(tmp_path: Path) -> None:
+    env = env_for(tmp_path, CODEX_HOME=str(tmp_path / "none"))
+    argv, notes = agent_hooks.launch_argv("codex", "/bin/codex", ["exec", "hi"], env)
+    assert argv[:2] == ["/bin/codex", "-c"] and argv[3:] == ["exec", "hi"] and not notes
+    assert tomllib.loads(argv[2])["notify"] == agent_hooks.notify_argv("codex")
 
 
 def test_the_installed_command_runs(tmp_path: Path) -> None:

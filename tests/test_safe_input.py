@@ -1,0 +1,168 @@
+"""`send` and `answer` against a pane that shows a real Claude Code permission prompt.
+
+The pane runs tests/pane_recorder.py: the test draws capture bytes into it and reads back every
+key osf-tmux typed. Private tmux servers only."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.tmux_server import TmuxServer, retry_until
+
+CAPTURE = Path(__file__).resolve().parent.parent / "captures" / "claude-2.1.328"
+RECORDER = Path(__file__).with_name("pane_recorder.py")
+SENTINEL = "Z"  # typed straight through tmux: once it is recorded, earlier keys would be too
+
+
+class RecordingPane:
+    """A pane that shows what the test writes and records what is typed into it."""
+
+    def __init__(self, server: TmuxServer, workdir: Path, agent: str | None = "claude") -> None:
+        self.server = server
+        self.fifo = workdir / "feed"
+        self.record = workdir / "keys"
+        self.record.touch()
+        os.mkfifo(self.fifo)
+        argv = [sys.executable, str(RECORDER), str(self.fifo), str(self.record)]
+        self.pane = server.new_pane(argv, 120, 32)
+        if agent:
+            server.cmd("set-option", "-p", "-t", self.pane, "@osf-agent", agent)
+        self.fd = os.open(self.fifo, os.O_WRONLY)
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fd, view) :]
+
+    def shows(self, text: str) -> bool:
+        return text in self.server.cmd("capture-pane", "-p", "-t", self.pane)
+
+    def keys(self) -> bytes:
+        """Everything typed so far, made certain by typing a sentinel and waiting for it."""
+        self.server.cmd("send-keys", "-t", self.pane, "-l", SENTINEL)
+        retry_until(lambda: self.record.read_bytes().endswith(SENTINEL.encode()),
+                    what="the sentinel key")  # fmt: skip
+        data = self.record.read_bytes()[: -len(SENTINEL)]
+        self.record.write_bytes(b"")
+        return data
+
+    def ready(self, text: str) -> None:
+        """Wait until the screen shows `text`; forget tmux's own replies to the capture's
+        terminal queries (DA1, XTVERSION), which reach the program as input too."""
+        retry_until(lambda: self.shows(text), what=repr(text))
+        self.keys()
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def osf(server: TmuxServer, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    return subprocess.run(
+        [sys.executable, "-m", "osf_tmux", "-L", server.socket_name, *args],
+        capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+
+
+def offsets() -> dict[str, int]:
+    labels = json.loads((CAPTURE / "c_bash_yes-120x32.labels.json").read_text())
+    blocked = next(s for s in labels["segments"] if s["state"] == "blocked")
+    # the prompt is up from its segment's offset until the driver typed its answer
+    answered = next(e for e in labels["driver_events"] if e["offset"] > blocked["offset"])
+    return {"idle": labels["segments"][0]["offset"], "blocked": answered["offset"]}
+
+
+@pytest.fixture
+def claude_pane(tmux_server: TmuxServer, tmp_path: Path) -> Iterator[RecordingPane]:
+    pane = RecordingPane(tmux_server, tmp_path)
+    try:
+        yield pane
+    finally:
+        pane.close()
+
+
+@pytest.mark.tmux
+def test_send_refused_and_answer_accepted_on_a_real_permission_prompt(
+    tmux_server: TmuxServer, claude_pane: RecordingPane
+) -> None:
+    data = (CAPTURE / "c_bash_yes-120x32.bytes").read_bytes()
+    claude_pane.write(data[: offsets()["blocked"]])
+    claude_pane.ready("Do you want to proceed?")
+
+    refused = osf(tmux_server, "send", claude_pane.pane, "please", "go", "on")
+    assert refused.returncode != 0
+    assert "waiting for an answer" in refused.stderr and "nothing was typed" in refused.stderr
+    assert claude_pane.keys() == b""
+
+    answered = osf(tmux_server, "answer", claude_pane.pane, "yes")
+    assert answered.returncode == 0, answered.stderr
+    assert claude_pane.keys() == b"1"  # Claude's `❯ 1. Yes`, from rules/claude.toml [answer]
+
+    assert osf(tmux_server, "answer", claude_pane.pane, "3").returncode == 0
+    assert claude_pane.keys() == b"3"
+    assert osf(tmux_server, "answer", claude_pane.pane, "no").returncode == 0
+    assert claude_pane.keys() == b"\x1b"
+
+    wrong = osf(tmux_server, "answer", claude_pane.pane, "perhaps")
+    assert wrong.returncode != 0 and "yes, no or an option number" in wrong.stderr
+    assert claude_pane.keys() == b""
+
+
+@pytest.mark.tmux
+def test_send_types_into_an_idle_agent_and_answer_refuses(
+    tmux_server: TmuxServer, claude_pane: RecordingPane
+) -> None:
+    data = (CAPTURE / "c_bash_yes-120x32.bytes").read_bytes()
+    claude_pane.write(data[: offsets()["idle"]])
+    claude_pane.ready("? for shortcuts")
+
+    refused = osf(tmux_server, "answer", claude_pane.pane, "yes")
+    assert refused.returncode != 0 and "not waiting for an answer" in refused.stderr
+    assert claude_pane.keys() == b""
+
+    sent = osf(tmux_server, "send", claude_pane.pane, "fix the tests")
+    assert sent.returncode == 0, sent.stderr
+    # Claude asked for bracketed paste (ESC[?2004h): the text arrives as one paste, then Enter
+    assert claude_pane.keys() == b"\x1b[200~fix the tests\x1b[201~\r"
+
+
+@pytest.mark.tmux
+def test_a_fresh_blocked_report_refuses_before_the_dialog_is_drawn(
+    tmux_server: TmuxServer, claude_pane: RecordingPane
+) -> None:
+    # Claude's PermissionRequest hook comes a moment before its dialog is on screen.
+    data = (CAPTURE / "c_bash_yes-120x32.bytes").read_bytes()
+    claude_pane.write(data[: offsets()["idle"]])
+    claude_pane.ready("? for shortcuts")
+    pane = claude_pane.pane
+    tmux_server.cmd("set-option", "-p", "-t", pane, "@osf_report", f"blocked {time.time()} claude")
+    refused = osf(tmux_server, "send", pane, "hello")
+    assert refused.returncode != 0 and "its hook" in refused.stderr
+    # ... but once the report is older than the grace, the screen decides again
+    old = time.time() - 10
+    tmux_server.cmd("set-option", "-p", "-t", pane, "@osf_report", f"blocked {old} claude")
+    assert osf(tmux_server, "send", pane, "hello").returncode == 0
+    assert claude_pane.keys().endswith(b"hello\x1b[201~\r")
+
+
+@pytest.mark.tmux
+def test_panes_without_an_agent_get_nothing(tmux_server: TmuxServer, tmp_path: Path) -> None:
+    pane = RecordingPane(tmux_server, tmp_path, agent=None)
+    try:
+        pane.write(b"$ ")
+        for args in (["send", pane.pane, "hi"], ["answer", pane.pane, "yes"]):
+            proc = osf(tmux_server, *args)
+            assert proc.returncode != 0 and "runs no agent osf-tmux knows" in proc.stderr
+        assert pane.keys() == b""
+        missing = osf(tmux_server, "send", "%999", "hi")
+        assert missing.returncode != 0 and "no pane '%999'" in missing.stderr
+    finally:
+        pane.close()
