@@ -280,9 +280,11 @@ def _load_backup_json(path: Path, raw: bytes) -> Any:
 # ---- Codex notify (config.toml) ----------------------------------------------------------------
 
 
-def notify_toml(argv: list[str] | None = None) -> str:
-    """`notify = [...]` as a TOML line (JSON strings are valid TOML basic strings)."""
-    return "notify = [" + ", ".join(json.dumps(a) for a in (argv or notify_argv("codex"))) + "]"
+def notify_toml(argv: list[str] | None = None, spaced: bool = True) -> str:
+    """`notify = [...]` as TOML (JSON strings are valid TOML basic strings); unspaced for
+    Codex's `-c key=value`."""
+    value = "[" + ", ".join(json.dumps(a) for a in (argv or notify_argv("codex"))) + "]"
+    return f"notify = {value}" if spaced else f"notify={value}"
 
 
 def _load_toml(path: Path, raw: bytes) -> dict[str, Any]:
@@ -362,7 +364,7 @@ def launch_argv(
                 f"{path} names its own notify program: turn ends are left to it "
                 "(osf-tmux still reads the screen)"
             ]
-        return [binary, "-c", notify_toml(), *args], []
+        return [binary, "-c", notify_toml(spaced=False), *args], []
     if agent == "gemini":
         raise HooksError(
             "Gemini CLI has no flag for extra settings; use `osf-tmux hooks install --agent "

@@ -240,13 +240,12 @@ def wake(pid: int, proc: str = "/proc") -> bool:
 
 def run(args: Sequence[str], env: Mapping[str, str], stdin_fd: int = 0) -> str | None:
     """Everything the endpoint does; returns the state it recorded (None: nothing)."""
-    if not args:
+    # The payload is read whatever happens next: an agent writing to a hook that never reads
+    # could get EPIPE and count it as a failed hook.
+    payload = read_payload(args[1:], stdin_fd)
+    if not args or payload is None or not (env.get("TMUX") and env.get("TMUX_PANE")):
         return None
     agent = args[0]
-    inside = env.get("TMUX") and env.get("TMUX_PANE")
-    payload = read_payload(args[1:], stdin_fd)
-    if not inside or payload is None:
-        return None
     state = state_for(agent, payload)
     if state is None:
         return None
