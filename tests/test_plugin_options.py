@@ -110,3 +110,9 @@ def test_problems_are_reported_together() -> None:
     found = po.problems(bad)
     assert len(found) == 3
     assert po.problems(DEFAULTS) == []
+
+
+def test_every_option_is_documented_in_the_readme() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    missing = [o.name for o in po.OPTIONS if f"`{o.name}`" not in readme]
+    assert not missing, f"README lacks {missing}"

@@ -1,0 +1,70 @@
+"""doctor's checks one by one, from files a test controls (the live plugin test runs it whole)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from osf_tmux import doctor
+from osf_tmux.doctor import Check
+
+
+def test_agent_hooks_found_in_claude_settings(tmp_path: Path) -> None:
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path), "HOME": "/nonexistent"}
+    [missing] = doctor.agent_hooks(env)
+    assert missing.level == "info" and "osf-tmux hooks install" in missing.fix
+    (tmp_path / "settings.json").write_text('{"hooks": {"Stop": [{"command": "osf-tmux report"}]}}')
+    [found] = doctor.agent_hooks(env)
+    assert found.level == "ok"
+
+
+def test_plugin_log_failure_is_a_failure(tmp_path: Path) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path)}
+    assert doctor.plugin_log_check(env)[0].level == "info"
+    log = tmp_path / "osf-tmux" / "plugin.log"
+    log.parent.mkdir()
+    log.write_text(
+        "2026-01-01 10:00:00 bootstrap: installing osf-tmux into /p/.venv with python3\n"
+        "    | ERROR: Could not find a version that satisfies the requirement hatchling\n"
+        "2026-01-01 10:00:09 bootstrap: failed: venv or pip install (output above)\n"
+    )
+    [check] = doctor.plugin_log_check(env)
+    assert check.level == "fail" and "hatchling" in check.message
+    with log.open("a") as f:
+        f.write("2026-01-01 10:05:00 load: ok for tmux -L x: prefix + A, daemon pid 1\n")
+    assert doctor.plugin_log_check(env)[0].level == "ok"
+
+
+def test_broken_user_rules_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OSF_TMUX_CONFIG_DIR", str(tmp_path))
+    assert [c.level for c in doctor.rules()] == ["ok"]
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "mine.toml").write_text('agent = "claude"\n[[rule]]\nid = 3\n')
+    checks = doctor.rules()
+    assert checks and all(c.level == "fail" for c in checks)
+    assert "mine.toml" in checks[0].message
+
+
+def test_foreign_pipes_are_named() -> None:
+    status = {
+        "panes": [
+            {"pane": "%1", "address": "a:0.0", "pipe": "pipe"},
+            {"pane": "%2", "address": "a:1.0", "pipe": "foreign"},
+        ]
+    }
+    ok, foreign = doctor.pipes(status)
+    assert ok.level == "ok" and "1 panes" in ok.message
+    assert foreign.level == "warn" and "a:1.0" in foreign.message
+
+
+def test_render_shows_fixes_for_problems_only() -> None:
+    text = doctor.render(
+        [Check("a", "ok", "fine", "never shown"), Check("b", "fail", "broken\nmore", "do this")]
+    )
+    assert text.splitlines() == [
+        "[ ok ] a: fine",
+        "[FAIL] b: broken",
+        "         more",
+        "         -> do this",
+    ]
