@@ -71,13 +71,18 @@ def latency(trials: int) -> None:
                 assert size and agent
                 data = cap.bytes_path.read_bytes()
                 feeder = Feeder(server, Path(tmp), size[0], size[1], agent)
+                pane = feeder.pane
+
+                def shows(state: str, f: Feeder = feeder) -> bool:
+                    return f.state() == state
+
                 try:
-                    retry_until(lambda f=feeder: _known(daemon, f.pane), timeout=5)
+                    retry_until(lambda: _known(daemon, pane), timeout=5)  # noqa: B023
                     feeder.write(data[:working_at])
-                    retry_until(lambda f=feeder: f.state() == "working", timeout=5)
+                    retry_until(lambda: shows("working"), timeout=5)
                     t0 = time.monotonic()
                     feeder.write(data[working_at:blocked_at])
-                    retry_until(lambda f=feeder: f.state() == "blocked", timeout=5, interval=0.002)
+                    retry_until(lambda: shows("blocked"), timeout=5, interval=0.002)
                     results.append(time.monotonic() - t0)
                 finally:
                     feeder.close()
@@ -85,7 +90,7 @@ def latency(trials: int) -> None:
             ms = sorted(r * 1000 for r in results)
             print(
                 f"latency over {len(ms)} prompts ({len(cases)} distinct, agents: "
-                f"{sorted({c.agent() for c, _, _ in cases})}):"
+                f"{sorted({c.agent() or '?' for c, _, _ in cases})}):"
             )
             print(
                 f"  p50 {statistics.median(ms):.0f} ms   p90 {ms[int(len(ms) * 0.9) - 1]:.0f} ms"
