@@ -63,8 +63,9 @@ class Settings:
     check_interval: float = 10.0  # cross-check screens against capture-pane
     identify_interval: float = 0.5  # re-read a non-agent pane's process when it prints
     status_interval: float = 0.2  # at most this often rewrite the status file
-    batch: float = 0.025  # while panes are busy, wake at most this often: one wake-up reads and
-    # judges the frames of every pane that drew meanwhile (a wake-up costs more than a frame)
+    batch: float = 0.035  # while panes are busy, wake at most this often: one wake-up reads and
+    # judges the frames of every pane that drew meanwhile (a wake-up costs more than a frame);
+    # just above `settle`, so that a frame read at one wake-up is judged at the next
     timing: Timing = field(default_factory=Timing)
 
 
