@@ -63,6 +63,7 @@ class Settings:
     check_interval: float = 10.0  # cross-check screens against capture-pane
     identify_interval: float = 0.5  # re-read a non-agent pane's process when it prints
     status_interval: float = 0.2  # at most this often rewrite the status file
+    status_refresh: float = 5.0  # ... and at least this often (fresh counters for `status`)
     batch: float = 0.035  # while panes are busy, wake at most this often: one wake-up reads and
     # judges the frames of every pane that drew meanwhile (a wake-up costs more than a frame);
     # just above `settle`, so that a frame read at one wake-up is judged at the next
@@ -236,7 +237,10 @@ class Daemon:
                 continue
             watch = self.panes.get(key.data)
             if watch is not None and watch.pipe is not None:
-                self._on_bytes(watch, watch.pipe.read())
+                # A pane whose flood is being dropped is drained hard: tmux buffers what we do
+                # not read without bound, and its backlog delays the right state.
+                limit = 64 if watch.dropping_since is not None else 8
+                self._on_bytes(watch, watch.pipe.read(limit))
         self.process()
 
     def _busy(self) -> list[PaneWatch]:
@@ -257,6 +261,7 @@ class Daemon:
                 times.append(deadline)
         if self.status_dirty:
             times.append(self.last_status_write + s.status_interval)
+        times.append(self.last_status_write + s.status_refresh)
         return min(times)
 
     def _on_bytes(self, watch: PaneWatch, data: bytes) -> None:
@@ -329,6 +334,8 @@ class Daemon:
             self.next_check = now + s.check_interval
         if changed:
             self.publish()
+        if now - self.last_status_write >= s.status_refresh:
+            self.status_dirty = True
         if self.status_dirty and now - self.last_status_write >= s.status_interval:
             self.write_status()
 
