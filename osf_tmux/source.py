@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import re
 import shlex
@@ -18,6 +19,7 @@ from pathlib import Path
 from osf_tmux.tmux import SEP, Tmux
 
 READ_SIZE = 1 << 16
+PIPE_SIZE = 1 << 20  # Linux's default cap for unprivileged users (pipe-max-size)
 
 
 def _fifo_name(pane_id: str) -> str:
@@ -104,6 +106,7 @@ class PipeFactory:
             os.mkfifo(path, 0o600)
         read_fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         keep_fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        _widen(read_fd)
         pipe = PanePipe(path, read_fd, keep_fd)
         with contextlib.suppress(FileNotFoundError):
             pipe.pid_path.unlink()
@@ -127,6 +130,15 @@ class PipeFactory:
             ["pipe-pane", "-O", "-t", pane_id, shell],
             ["set-option", "-p", "-t", pane_id, "@osf_pipe", token],
         ]
+
+
+def _widen(fd: int) -> None:
+    """A larger FIFO buffer (Linux): a burst or a flood needs fewer wake-ups to drain, and
+    `cat` stalls less often, so tmux buffers less on our behalf."""
+    setpipe = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if setpipe is not None:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, setpipe, PIPE_SIZE)
 
 
 def detach_commands(pane_id: str) -> list[list[str]]:
