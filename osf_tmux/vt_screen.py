@@ -572,6 +572,12 @@ def _vpa(s: TmuxScreen, p: list[Param], last: str | None) -> None:
 
 
 def _cup(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+    if len(p) == 2 and not s.mode_origin:
+        row, col = p
+        if type(row) is int and type(col) is int:  # the usual CSI row;col H, inlined
+            s.cx = min(max(col, 1) - 1, s.cols - 1)
+            s.cy = min(max(row, 1) - 1, s.rows - 1)
+            return
     n = _get(p, 0, 1, 1)
     m = _get(p, 1, 1, 1)
     if n != -1 and m != -1:
