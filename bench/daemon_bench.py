@@ -3,6 +3,7 @@
   python bench/daemon_bench.py latency [--trials 30]   prompt bytes -> @osf_state=blocked
   python bench/daemon_bench.py load [--panes 10] [--seconds 30]   CPU and RSS, spinners at 10 Hz
   python bench/daemon_bench.py flood [--seconds 5]     a pane flooding at full speed
+  python bench/daemon_bench.py rest [--panes 10]       tmux calls per second when nothing happens
 
 Budgets (DESIGN.md): latency p50 <= 100 ms, max <= 300 ms; 10 spinning panes <= 1 % of a core;
 RSS <= 60 MB with 50 panes; a flood keeps memory bounded and the state right within 1 s."""
@@ -144,6 +145,39 @@ def load(panes: int, seconds: float, rate: float) -> None:
             server.kill()
 
 
+def rest(panes: int, seconds: float) -> None:
+    """tmux calls per second while nothing happens: idle agent panes and plain shells."""
+    with tempfile.TemporaryDirectory() as tmp:
+        server = TmuxServer()
+        server.start()
+        daemon = DaemonProcess(server, Path(tmp))
+        try:
+            for i in range(panes):
+                pane = server.new_pane(["sh", "-c", "printf 'idle'; exec sleep 100000"], 120, 32)
+                if i % 2 == 0:
+                    server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
+            daemon.start()
+            assert daemon.proc is not None
+            retry_until(lambda: len(daemon.status().get("panes", [])) >= panes, timeout=15)
+            time.sleep(3)  # start-up (attaching, seeding) is not rest
+            calls0 = daemon.status()["counters"]["tmux_calls"]
+            cpu0, _ = proc_times(daemon.proc.pid)
+            t0 = time.monotonic()
+            time.sleep(seconds)
+            wall = time.monotonic() - t0
+            cpu1, rss = proc_times(daemon.proc.pid)
+            retry_until(lambda: daemon.status()["updated"] > time.time() - 6, timeout=10)
+            calls1 = daemon.status()["counters"]["tmux_calls"]
+            print(
+                f"at rest with {panes} panes ({(panes + 1) // 2} agents) for {wall:.0f} s: "
+                f"{(calls1 - calls0) / wall:.2f} tmux calls/s, CPU "
+                f"{100 * (cpu1 - cpu0) / wall:.2f} % of a core, RSS {rss / 1024:.1f} MB"
+            )
+        finally:
+            daemon.stop()
+            server.kill()
+
+
 def flood(seconds: float) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         server = TmuxServer()
@@ -197,6 +231,9 @@ def main() -> None:
     ld.add_argument("--panes", type=int, default=10)
     ld.add_argument("--seconds", type=float, default=30)
     ld.add_argument("--rate", type=float, default=10)
+    rs = sub.add_parser("rest")
+    rs.add_argument("--panes", type=int, default=10)
+    rs.add_argument("--seconds", type=float, default=30)
     fl = sub.add_parser("flood")
     fl.add_argument("--seconds", type=float, default=5)
     args = ap.parse_args()
@@ -204,6 +241,8 @@ def main() -> None:
         latency(args.trials)
     elif args.what == "load":
         load(args.panes, args.seconds, args.rate)
+    elif args.what == "rest":
+        rest(args.panes, args.seconds)
     else:
         flood(args.seconds)
 

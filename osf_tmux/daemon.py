@@ -635,7 +635,7 @@ class Daemon:
             "server": self.tmux.server.describe(),
             "started": self.started,
             "updated": self.clock.wall(),
-            "counters": self.counters,
+            "counters": {**self.counters, "tmux_calls": self.tmux.calls},
             "panes": panes,
         }
 
