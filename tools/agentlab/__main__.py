@@ -1,14 +1,16 @@
-"""python -m tools.agentlab {install,list,record}: drive the real agent CLIs offline and record
-captures into captures/<agent>-<version>-lab/."""
+"""python -m tools.agentlab {install,list,record,index,selftest}: drive the real agent CLIs
+offline and record captures into captures/<agent>-<version>-lab/."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from tools.agentlab import selftest
 from tools.agentlab.agents import AGENTS
 from tools.agentlab.base import lab_home
 from tools.agentlab.driver import DriverError, Recorder
@@ -82,12 +84,32 @@ def cmd_record(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_index(args: argparse.Namespace) -> int:
+    """One line per capture: name, bytes, the labelled states in order."""
+    for folder in args.folders or sorted((REPO / "captures").glob("*-lab")):
+        folder = Path(folder)
+        labels = sorted(folder.glob("*.labels.json"))
+        total = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+        print(f"{folder.name}: {len(labels)} captures, {total / 1e6:.1f} MB with snapshots")
+        for lab in labels:
+            data = json.loads(lab.read_text())
+            states = " ".join(s["state"] for s in data["segments"] if s["offset"] or s["t"])
+            name = lab.name.removesuffix(".labels.json")
+            print(f"  {name:34s} {data['total_bytes']:8d} B  {states}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.agentlab", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("install", help="install the agent CLIs under $OSF_AGENTLAB_HOME")
     p.add_argument("agents", nargs="*", help="claude codex gemini aider (default: all)")
     p.set_defaults(func=cmd_install)
+    p = sub.add_parser("selftest", help="check the fake server's four protocols (no agents)")
+    p.set_defaults(func=lambda _args: selftest.run())
+    p = sub.add_parser("index", help="list recorded captures: size and labelled states")
+    p.add_argument("folders", nargs="*", help="capture folders (default captures/*-lab)")
+    p.set_defaults(func=cmd_index)
     p = sub.add_parser("list", help="installed agents, versions and scenarios")
     p.set_defaults(func=cmd_list)
     p = sub.add_parser("record", help="record scenarios into captures/<agent>-<version>-lab/")

@@ -27,6 +27,8 @@ AIDER_TURNS = [
     ]]),
     Turn(st.P_EDIT, [[
         Pause(0.5), Text("Here is the greeting, and a new notes file.\n"),
+        Tool("edit", {"path": "app.py", "old": "    print('hello')",
+                      "new": "    print('hello, world')"}),
         Tool("write", {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world"}),
     ]]),
 ]
@@ -46,7 +48,9 @@ def _done(note: str = "turn finished, back at the prompt") -> Expect:
 
 
 def _answer(key: str, note: str) -> list[Action]:
-    return [Type(key, f"type {key!r}"), Keys(("Enter",), note)]
+    # One send-keys for the letter and Enter: a typed-but-unsent "y" is a state of its own
+    # that no label here is about.
+    return [Keys((key, "Enter"), note)]
 
 
 def _scenarios() -> list[Scenario]:
@@ -73,12 +77,17 @@ def _scenarios() -> list[Scenario]:
                   server_quiet=True),
            _answer("n", "decline"),
            _done("declined; back at the prompt")),
-        sc("edit_write", "a new file: 'Create new file?' approved",
-           _start(), _ask(st.P_EDIT),
-           Expect("blocked", QUESTION, "Create new file? question", settle=1.2,
-                  server_quiet=True),
+        sc("edit_write", "'Add file to the chat?' (app.py named in the prompt), then an edit "
+           "and 'Create new file?', both approved",
+           _start(), Type(st.P_EDIT), Keys(("Enter",), "submit prompt"),
+           Expect("blocked", Cue(r"Add file to the chat\?.*\[(Yes|No)\]: *$", tail=1),
+                  "Add file to the chat? question (before any request)", settle=1.2),
            _answer("y", "approve"),
-           _done()),
+           Expect("working", WORKING, "waiting for the model"),
+           Expect("blocked", Cue(r"Create new file\?.*\[(Yes|No)\]: *$", tail=1),
+                  "Create new file? question", settle=1.2, server_quiet=True),
+           _answer("y", "approve"),
+           _done(), chat_files=[]),
         sc("interrupt_ctrlc", "long streamed answer interrupted with Ctrl-C",
            _start(), _ask(st.P_ESSAY),
            Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.5),
@@ -92,6 +101,12 @@ def _scenarios() -> list[Scenario]:
         sc("draft", "prompt phrases typed at the prompt, never sent (idle)",
            _start(), Type(st.DRAFT, "draft with prompt phrases, not sent"),
            Expect("idle", DRAFT_IDLE, "draft at the prompt; still idle", settle=2.0)),
+        sc("mention_file", "an answer names a file outside the chat: 'Add file to the chat?' "
+           "left unanswered after the turn",
+           _start(), _ask(st.P_TEXT),
+           Expect("blocked", Cue(r"Add file to the chat\?.*\[(Yes|No)\]: *$", tail=1),
+                  "Add file to the chat? question after the answer", settle=2.5,
+                  server_quiet=True), chat_files=[]),
         sc("gitignore_question", "start-up: 'Add .aider* to .gitignore?' left unanswered",
            Expect("blocked", QUESTION, "gitignore question at start-up", timeout=90,
                   settle=2.5), gitignore_question=True),
@@ -120,14 +135,23 @@ class Aider(AgentSpec):
     ) -> tuple[list[str], dict[str, str]]:
         self.write_files(dirs, scenario.files)
         self.git_init(dirs)
+        # Without a git identity aider prints "Update git name with: ..." at start-up.
+        (dirs.home / ".gitconfig").write_text(
+            "[user]\n\tname = agentlab\n\temail = agentlab@example.invalid\n")
         env = {**BASE_ENV, "HOME": str(dirs.home), "OPENAI_API_KEY": "sk-agentlab-fake",
                # litellm would fetch its model price list from the internet at start-up.
                "LITELLM_LOCAL_MODEL_COST_MAP": "True",
                "PATH": f"{self.binary().parent}:{BASE_ENV['PATH']}"}
         argv = [str(self.binary()), "--model", "openai/fake", "--openai-api-base", f"{url}/v1",
-                "--edit-format", "whole", "--no-check-update", "--no-show-release-notes",
+                "--edit-format", "diff", "--no-check-update", "--no-show-release-notes",
                 "--analytics-disable", "--no-auto-commits", "--map-tokens", "0",
                 "--no-show-model-warnings"]
         if not scenario.options.get("gitignore_question"):
             argv.append("--no-gitignore")
+        # aider asks "Add file to the chat?" whenever a prompt or an answer names a file that
+        # is not in the chat; app.py starts in the chat except where that question is the
+        # point (edit_write).
+        chat_files = scenario.options.get("chat_files", ["app.py"])
+        assert isinstance(chat_files, list)
+        argv += [str(f) for f in chat_files]
         return argv, env

@@ -700,8 +700,11 @@ def _chat_text(step: Any) -> str:
         if step.kind == "bash":
             return f"\n```bash\n{a['command']}\n```\n"
         if step.kind in ("write", "edit"):
-            content = a.get("content") or a.get("whole") or a.get("new", "")
-            return f"\n{a['path']}\n```\n{content}\n```\n"
+            # aider's "diff" edit format: a SEARCH/REPLACE block; empty SEARCH = new file.
+            old = a.get("old", "") if step.kind == "edit" else ""
+            new = a.get("new", "") if step.kind == "edit" else a.get("content", "")
+            return (f"\n{a['path']}\n```\n<<<<<<< SEARCH\n{old}{chr(10) if old else ''}"
+                    f"=======\n{new.rstrip(chr(10))}\n>>>>>>> REPLACE\n```\n")
     return ""
 
 
