@@ -14,6 +14,7 @@ from tools.agentlab import selftest
 from tools.agentlab.agents import AGENTS
 from tools.agentlab.base import lab_home
 from tools.agentlab.driver import DriverError, Recorder
+from tools.agentlab.refine import relabel
 
 REPO = Path(__file__).resolve().parents[2]
 SIZES = "80x24,120x32,200x50"
@@ -99,6 +100,15 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_relabel(args: argparse.Namespace) -> int:
+    """Recompute label offsets of recorded captures (no agents run)."""
+    for folder in args.folders or sorted((REPO / "captures").glob("*-lab")):
+        for lab in sorted(Path(folder).glob("*.labels.json")):
+            if relabel(lab):
+                print(f"moved: {lab}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.agentlab", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -110,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("index", help="list recorded captures: size and labelled states")
     p.add_argument("folders", nargs="*", help="capture folders (default captures/*-lab)")
     p.set_defaults(func=cmd_index)
+    p = sub.add_parser("relabel", help="recompute label offsets of recorded captures")
+    p.add_argument("folders", nargs="*", help="capture folders (default captures/*-lab)")
+    p.set_defaults(func=cmd_relabel)
     p = sub.add_parser("list", help="installed agents, versions and scenarios")
     p.set_defaults(func=cmd_list)
     p = sub.add_parser("record", help="record scenarios into captures/<agent>-<version>-lab/")

@@ -116,7 +116,7 @@ class Recorder:
 
     def offset(self) -> int:
         try:
-            return self.base.with_suffix(".bytes").stat().st_size
+            return Path(str(self.base) + ".bytes").stat().st_size
         except FileNotFoundError:
             return 0
 
@@ -143,11 +143,22 @@ class Recorder:
         return name
 
     # -- the run -------------------------------------------------------------------------------
-    def run(self) -> Path:
-        self.out_dir.mkdir(parents=True, exist_ok=True)
+    def _clear_outputs(self) -> None:
         for suffix in (".bytes", ".timing", ".labels.json"):
             Path(str(self.base) + suffix).unlink(missing_ok=True)
         shutil.rmtree(str(self.base) + ".snapshots", ignore_errors=True)
+
+    def run(self) -> Path:
+        """Record; on failure no partial capture is left in the output folder."""
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self._clear_outputs()
+        try:
+            return self._run()
+        except BaseException:
+            self._clear_outputs()
+            raise
+
+    def _run(self) -> Path:
         # The working directory shows in the agents' banners: a stable path per scenario keeps
         # re-recordings comparable (a random mkdtemp name would change every capture).
         root = Path(tempfile.gettempdir()) / "agentlab" / self.agent.name / self.scenario.name

@@ -7,7 +7,9 @@ which the cue is visible, which is what the classifier will be asked about."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 from osf_tmux.screen import PaneScreen
@@ -43,10 +45,40 @@ def _first_match(data: bytes, cols: int, rows: int, cue: Cue, points: list[int])
     return None
 
 
+SYNC_BEGIN, SYNC_END = b"\x1b[?2026h", b"\x1b[?2026l"
+
+
+def outside_sync(data: bytes, bounds: list[int]) -> list[int]:
+    """The boundaries not inside a synchronized update (`ESC[?2026h` ... `ESC[?2026l`): a
+    terminal shows such a frame only whole, so a read boundary in its middle is a screen no
+    one ever saw (Codex wraps every frame in one; a pipe read can end anywhere)."""
+    marks = sorted([(m, 1) for m in _find_all(data, SYNC_BEGIN)]
+                   + [(m, 0) for m in _find_all(data, SYNC_END)])
+    out: list[int] = []
+    inside = False
+    i = 0
+    for b in bounds:
+        while i < len(marks) and marks[i][0] + len(SYNC_BEGIN) <= b:
+            inside = bool(marks[i][1])
+            i += 1
+        if not inside:
+            out.append(b)
+    return out
+
+
+def _find_all(data: bytes, needle: bytes) -> list[int]:
+    found, start = [], 0
+    while (pos := data.find(needle, start)) != -1:
+        found.append(pos)
+        start = pos + 1
+    return found
+
+
 def refine_offsets(data: bytes, cols: int, rows: int, segments: list[dict[str, Any]],
                    events: list[dict[str, Any]], boundaries: list[int]) -> None:
     """Set `offset_exact` (or None) and `offset` on each labelled segment, in place."""
     bounds = sorted({b for b in boundaries if 0 < b <= len(data)} | {len(data)})
+    bounds = outside_sync(data, bounds)
     lo = 0
     for seg in segments:
         if seg.get("cue") is None:
@@ -69,3 +101,19 @@ def refine_offsets(data: bytes, cols: int, rows: int, segments: list[dict[str, A
         seg["offset_exact"] = found
         seg["offset"] = found if found is not None else seg["offset_polled"]
         lo = seg["offset"]
+
+
+def relabel(labels_path: Path) -> bool:
+    """Recompute the offsets of a recorded capture from its polls, events and .timing (after
+    a change to this module); True if any offset moved."""
+    labels = json.loads(labels_path.read_text())
+    base = str(labels_path).removesuffix(".labels.json")
+    data = Path(base + ".bytes").read_bytes()
+    timing = Path(base + ".timing")
+    boundaries = [int(line.split()[0]) for line in timing.read_text().splitlines()
+                  if line.strip()] if timing.exists() else []
+    before = [seg["offset"] for seg in labels["segments"]]
+    refine_offsets(data, int(labels["cols"]), int(labels["rows"]), labels["segments"],
+                   labels["driver_events"], boundaries)
+    labels_path.write_text(json.dumps(labels, indent=1, ensure_ascii=False) + "\n")
+    return before != [seg["offset"] for seg in labels["segments"]]
