@@ -344,23 +344,113 @@ CASES = [
         "blocked",
         size=(200, 50),
     ),
-    # Trust dialog 0.171 (strings of 0.171.0: `Trust this folder?`, `Trust and continue`).
+    # Trust dialog 0.171 as the real program draws it (codex-0.171.0-lab/trust_dialog-80x24):
+    # whole screen, a compact key-hint row last, no `Press enter to continue`.
     case(
         "trust-folder-0.171",
         [
-            "> You are in /home/dev/project",
+            "",
+            "  Folder access",
+            "  /tmp/agentlab/codex/trust_dialog/proj",
             "",
             "  Trust this folder? Codex can read, edit, and run files here, subject to your",
             "  permission settings. Folder settings can run code automatically, even",
-            "  without a model request. Continue only if you trust these files.",
+            "  without a model request. Continue only if you trust these files. Your trust",
+            "  decision will be saved.",
+            "",
+            "› 1. Trust and continue",
+            "  2. Back to Agent Command Center",
+            "",
+            "  enter continue · esc back",
+        ],
+        [],
+        "blocked",
+        size=(80, 24),
+    ),
+    # The same screen in 0.158 (a public note's screen dump): `2. Quit`, `esc quit`, at 120x32.
+    case(
+        "trust-folder-0.158-esc-quit",
+        [
+            "",
+            "  You are in /home/dev/project",
+            "",
+            "  Trust this folder? Codex can read, edit, and run files here, subject to your"
+            " permission settings. Folder settings",
+            "  can run code automatically, even without a model request. Continue only if you trust"
+            " these files. Your trust",
+            "  decision will be saved.",
             "",
             "› 1. Trust and continue",
             "  2. Quit",
             "",
-            "  Press enter to continue; esc to quit",
+            "  enter continue · esc quit",
         ],
         [],
         "blocked",
+    ),
+    # Start-up nudge to a newer model, 0.171 (codex-0.171.0-lab/model_nudge-200x50), with the
+    # second option selected after an arrow key.
+    case(
+        "model-nudge-0.171-200x50",
+        [
+            "",
+            "  Meet GPT-6 Sol",
+            "",
+            "  Our latest Sol is more intelligent and more efficient so your usage limits go"
+            " further. This model is a great daily driver for complex tasks, especially coding.",
+            "",
+            "  1. Try new model",
+            "› 2. Use existing model",
+            "",
+            "  enter/esc confirm · ^c quit",
+        ],
+        [],
+        "blocked",
+        size=(200, 50),
+    ),
+    # The trust screen's words typed into the composer: the footer stays the last row.
+    case(
+        "draft-with-startup-hints-0.171",
+        [*HEADER_169],
+        [
+            "› 1. Trust and continue 2. Quit enter continue · esc quit",
+            *FOOTER_169,
+        ],
+        "idle",
+        size=(80, 24),
+    ),
+    # An answer that quotes the trust screen and ends with a question, then the composer.
+    case(
+        "answer-quotes-startup-screen",
+        [*HEADER_169, "› What does the folder prompt look like?", ""],
+        [
+            "• It shows two options:",
+            "",
+            "  › 1. Trust and continue",
+            "    2. Quit",
+            "",
+            "  enter continue · esc quit",
+            "",
+            "  Would you like me to add that to the README?",
+            "",
+            "› Ask Codex to do anything",
+            *FOOTER_169,
+        ],
+        "idle",
+    ),
+    # A picker the human opened, in the compact-hint style: no `continue`, no `quit`.
+    case(
+        "picker-compact-hint-is-not-blocked",
+        [*HEADER_169],
+        [
+            "  Select Model",
+            "",
+            "› 1. gpt-6-sol (current)",
+            "  2. gpt-6-luna",
+            "",
+            "  enter confirm · esc back",
+        ],
+        "idle",
         size=(80, 24),
     ),
     # Sign-in step (onboarding/auth strings of 0.20.0 .. 0.171.0).
