@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,12 @@ from tools.agentlab.refine import cue_matches, refine_offsets
 
 POLL = 0.05
 SINK = Path(__file__).with_name("pipesink.py")
+
+# Called as listener(kind, info) while a scenario plays, for tools that watch the run live (the
+# live-agents test lane): kind "ready" (the pane exists, the agent has not started; info: socket,
+# target), "event" (a driver event: launch, typed, keys, end) and "label" (a labelled segment,
+# the moment the poll saw its cue). Every info carries `epoch`, the wall-clock time of the moment.
+Listener = Callable[[str, dict[str, Any]], None]
 
 
 class DriverError(RuntimeError):
@@ -91,7 +98,9 @@ class Recording:
 
 class Recorder:
     def __init__(self, agent: AgentSpec, scenario: Scenario, cols: int, rows: int,
-                 out_dir: Path, keep_run_dir: bool = False, verbose: bool = True) -> None:
+                 out_dir: Path, keep_run_dir: bool = False, verbose: bool = True,
+                 listener: Listener | None = None, run_root: Path | None = None,
+                 pipe: bool = True) -> None:
         self.agent = agent
         self.scenario = scenario
         self.cols, self.rows = cols, rows
@@ -104,6 +113,12 @@ class Recorder:
         self.rec = Recording()
         self.t0 = 0.0
         self.server: FakeModelServer | None = None
+        self.listener = listener
+        # Throwaway run directories live under run_root/<agent>/<scenario>/.
+        self.run_root = run_root or Path(tempfile.gettempdir()) / "agentlab"
+        # pipe=False: no pipe-pane sink, so no .bytes (labels keep their polled offsets, 0):
+        # a pane has a single pipe, and whoever watches the run live may need it.
+        self.pipe = pipe
 
     # -- helpers ------------------------------------------------------------------------------
     def say(self, msg: str) -> None:
@@ -131,8 +146,16 @@ class Recorder:
         return text, title
 
     def event(self, kind: str, note: str) -> None:
-        self.rec.events.append({"offset": self.offset(), "t": round(self.elapsed(), 3),
-                                "event": kind, "note": note})
+        self._add_event({"offset": self.offset(), "t": round(self.elapsed(), 3),
+                         "event": kind, "note": note})
+
+    def _add_event(self, ev: dict[str, Any]) -> None:
+        self.rec.events.append(ev)
+        self.notify("event", ev)
+
+    def notify(self, kind: str, info: dict[str, Any], epoch: float | None = None) -> None:
+        if self.listener is not None:
+            self.listener(kind, {**info, "epoch": time.time() if epoch is None else epoch})
 
     def snapshot(self, label: str) -> str:
         snaps = Path(str(self.base) + ".snapshots")
@@ -161,7 +184,7 @@ class Recorder:
     def _run(self) -> Path:
         # The working directory shows in the agents' banners: a stable path per scenario keeps
         # re-recordings comparable (a random mkdtemp name would change every capture).
-        root = Path(tempfile.gettempdir()) / "agentlab" / self.agent.name / self.scenario.name
+        root = self.run_root / self.agent.name / self.scenario.name
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
         dirs = RunDirs(root=root, home=root / "home", proj=root / "proj")
@@ -208,13 +231,15 @@ class Recorder:
         size = self.tmux("display", "-p", "-t", "lab:0.0", "#{pane_width}x#{pane_height}").strip()
         if size != f"{self.cols}x{self.rows}":
             raise DriverError(f"pane is {size}, wanted {self.cols}x{self.rows}")
-        sink = shlex.join([sys.executable, str(SINK), str(self.base)])
-        self.tmux("pipe-pane", "-O", "-t", "lab:0.0", sink)
-        time.sleep(0.2)  # the sink process must be up before the first byte
+        if self.pipe:
+            sink = shlex.join([sys.executable, str(SINK), str(self.base)])
+            self.tmux("pipe-pane", "-O", "-t", "lab:0.0", sink)
+            time.sleep(0.2)  # the sink process must be up before the first byte
+        self.notify("ready", {"socket": self.tmux.socket, "target": "lab:0.0"})
         self.t0 = time.time()
         go.touch()
-        self.rec.events.append({"offset": 0, "t": 0.0, "event": "launch",
-                                "note": shlex.join(argv[:1] + [a for a in argv[1:3]])})
+        self._add_event({"offset": 0, "t": 0.0, "event": "launch",
+                         "note": shlex.join(argv[:1] + [a for a in argv[1:3]])})
         self.rec.segments.append({"offset": 0, "t": 0.0, "state": "working",
                                   "note": "booting: agent starting, UI not ready yet",
                                   "offset_polled": 0})
@@ -253,6 +278,7 @@ class Recorder:
                     and self.server.quiet():
                 quiet_at = before
             text, title = self.capture_with_title()
+            seen = time.time()
             if cue_matches(exp.cue, text, title) and (
                     not exp.server_quiet or (self.server is not None and self.server.quiet())
             ):
@@ -274,12 +300,14 @@ class Recorder:
             }
             seg["snapshot"] = self.snapshot(exp.state)
             self.rec.segments.append(seg)
+            self.notify("label", seg, epoch=seen)
             self.say(f"{exp.state}: {exp.note}")
         if exp.settle:
             time.sleep(exp.settle)
 
     def _write_labels(self) -> Path:
-        data = Path(str(self.base) + ".bytes").read_bytes()
+        raw = Path(str(self.base) + ".bytes")
+        data = raw.read_bytes() if raw.exists() else b""  # none without the pipe
         timing = Path(str(self.base) + ".timing")
         boundaries = [int(line.split()[0]) for line in timing.read_text().splitlines()
                       if line.strip()] if timing.exists() else []
