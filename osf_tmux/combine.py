@@ -76,6 +76,7 @@ class PaneTracker:
         self.current = PaneState(None, 0.0, None, "none")
         self._idle_since: float | None = None
         self._quiet_since = float("-inf")
+        self._after_prompt = False  # `working` only because a prompt just went away
         self._last_seen = float("-inf")
 
     def deadline(self) -> float | None:
@@ -109,8 +110,17 @@ class PaneTracker:
             if self._idle_since is None:
                 self._idle_since = now
             if not self._idle_confirmed(now):
+                if cur == "blocked":
+                    # The prompt is gone, so nobody is waited for any more: show the agent as
+                    # busy while its return to idle is confirmed (an answered dialog is usually
+                    # followed by work, or by redraws that delay the confirmation).
+                    since = self._idle_since
+                    self._set("working", rule, source, wall)
+                    self._idle_since, self._after_prompt = since, True
                 return self.current
-            finished = cur == "working" or raw == "done"
+            # A turn finished if it really worked; leaving a prompt for the idle screen (the
+            # prompt was rejected) finishes nothing.
+            finished = (cur == "working" and not self._after_prompt) or raw == "done"
             target = "done" if finished and not obs.seen else "idle"
             return self._set(target, rule, source, wall)
         if cur == "done" and not obs.seen:
@@ -147,6 +157,7 @@ class PaneTracker:
 
     def _set(self, state: str | None, rule: str | None, source: str, wall: float) -> PaneState:
         self._idle_since = None
+        self._after_prompt = False
         if state != self.current.state:
             self.current = PaneState(state, wall, rule, source)
         elif rule != self.current.rule or source != self.current.source:

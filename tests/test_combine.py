@@ -66,11 +66,26 @@ def test_finishing_while_watched_is_idle() -> None:
 
 
 def test_rejected_prompt_goes_idle_not_done() -> None:
+    p = Pane()  # the person who rejected it is looking at the pane
+    p.show("blocked", seen=True)
+    p.show("idle", seen=True)
+    p.clock.advance(0.5)
+    assert p.show("idle", seen=True) == "idle"
+
+
+def test_blocked_ends_as_soon_as_the_prompt_is_gone() -> None:
+    # After an answered dialog, Codex prints without a status row and Claude redraws its logo:
+    # idle is not confirmed yet, but a prompt no longer on screen must not stay `blocked`.
     p = Pane()
     p.show("blocked")
-    p.show("idle")
+    streaming = Observation(True, verdict("idle"), False, quiet=0.0)
+    assert p.tracker.update(streaming, p.clock.now(), p.clock.wall()).state == "working"
+    for _ in range(5):
+        p.clock.advance(0.1)
+        assert p.tracker.update(streaming, p.clock.now(), p.clock.wall()).state == "working"
+    quiet = Observation(True, verdict("idle"), True, quiet=0.5)
     p.clock.advance(0.5)
-    assert p.show("idle") == "idle"
+    assert p.tracker.update(quiet, p.clock.now(), p.clock.wall()).state == "idle"
 
 
 def test_no_agent_means_no_state() -> None:
@@ -108,7 +123,8 @@ def test_stale_blocked_report_is_cleared_by_the_screen() -> None:
     p = Pane()
     assert p.show("idle", report=p.report("blocked", ago=0.5)) == "blocked"
     p.clock.advance(3)
-    assert p.show("idle", report=p.report("blocked", ago=3.5)) == "blocked"  # confirming idle
+    # the report is stale and the prompt is gone: not blocked, busy while idle is confirmed
+    assert p.show("idle", report=p.report("blocked", ago=3.5)) == "working"
     p.clock.advance(0.5)
     assert p.show("idle", report=p.report("blocked", ago=4)) == "idle"
 

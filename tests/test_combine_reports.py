@@ -180,7 +180,8 @@ def test_a_prompt_rejected_with_esc_fires_no_hook_and_the_screen_clears_it() -> 
         Hook(shown["offset"] - 1, shown["t"] - 0.024, sample["PermissionRequest"]),
     ]
     trace = replay("d_bash_esc-120x32", hooks)
-    assert states_over(trace)[-3:] == ["working", "blocked", "idle"]  # rejected: idle, not done
+    # rejected: no longer blocked once the prompt is gone, then idle (not done) once confirmed
+    assert states_over(trace)[-4:] == ["working", "blocked", "working", "idle"]
     rejected = next(t for t, screen, _ in trace if t > shown["t"] and screen != "blocked")
     cleared = next(t for t, _, state in trace if t > shown["t"] and state == "idle")
     # The screen wins once the report is older than the grace and idle has been confirmed.
