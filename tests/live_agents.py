@@ -138,9 +138,7 @@ def check(
             # Already published before the window (the daemon ran ahead): held, not timed.
             verdict.transitions.append(Transition(lab, previous, None))
         else:
-            verdict.transitions.append(
-                Transition(lab, previous, round(hit.epoch - lab.epoch, 3))
-            )
+            verdict.transitions.append(Transition(lab, previous, round(hit.epoch - lab.epoch, 3)))
         previous, prev_epoch = lab.state, lab.epoch
     verdict.problems += false_blocked(labels, samples, bound, grace)
     spans = blocked_spans(labels)

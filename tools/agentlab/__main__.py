@@ -52,8 +52,10 @@ def cmd_record(args: argparse.Namespace) -> int:
         if agent is None:
             raise SystemExit(f"unknown agent {name!r}; known: {', '.join(AGENTS)}")
         if not agent.installed():
-            raise SystemExit(f"{name} is not installed under {lab_home()}: run "
-                             f"`python -m tools.agentlab install {name}`")
+            raise SystemExit(
+                f"{name} is not installed under {lab_home()}: run "
+                f"`python -m tools.agentlab install {name}`"
+            )
         table = agent.scenarios()
         wanted = list(table) if args.scenario == "all" else args.scenario.split(",")
         unknown = [w for w in wanted if w not in table]
@@ -68,14 +70,24 @@ def cmd_record(args: argparse.Namespace) -> int:
                 for attempt in range(1, args.retries + 2):
                     start = time.time()
                     try:
-                        path = Recorder(agent, table[scen], cols, rows, out,
-                                        keep_run_dir=args.keep, verbose=args.verbose).run()
+                        path = Recorder(
+                            agent,
+                            table[scen],
+                            cols,
+                            rows,
+                            out,
+                            keep_run_dir=args.keep,
+                            verbose=args.verbose,
+                        ).run()
                     except DriverError as e:
                         print(f"  attempt {attempt} failed: {e}", file=sys.stderr, flush=True)
                         continue
                     size = path.with_name(path.name.replace(".labels.json", ".bytes")).stat()
-                    print(f"  ok in {time.time() - start:.1f}s, {size.st_size} bytes",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"  ok in {time.time() - start:.1f}s, {size.st_size} bytes",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     break
                 else:
                     failures.append(label)
@@ -132,8 +144,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help="output folder (default captures/<agent>-<version>-lab)")
     p.add_argument("--retries", type=int, default=1, help="re-runs of a failed recording")
     p.add_argument("--keep", action="store_true", help="keep the throwaway run directory")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="narrate; also keep the fake server's request log next to the capture")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="narrate; also keep the fake server's request log next to the capture",
+    )
     p.set_defaults(func=cmd_record)
     args = ap.parse_args(argv)
     return int(args.func(args))

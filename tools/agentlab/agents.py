@@ -8,5 +8,9 @@ from tools.agentlab.claude import Claude
 from tools.agentlab.codex import Codex
 from tools.agentlab.gemini import Gemini
 
-AGENTS: dict[str, AgentSpec] = {"claude": Claude(), "codex": Codex(), "gemini": Gemini(),
-                                "aider": Aider()}
+AGENTS: dict[str, AgentSpec] = {
+    "claude": Claude(),
+    "codex": Codex(),
+    "gemini": Gemini(),
+    "aider": Aider(),
+}

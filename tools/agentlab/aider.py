@@ -21,16 +21,37 @@ QUESTION = Cue(r"\(Y\)es/\(N\)o.*\[(Yes|No)\]: *$", tail=1)
 DRAFT_IDLE = Cue(r"^[\w-]*> Do you want to proceed", tail=2)
 
 AIDER_TURNS = [
-    Turn(st.P_BASH, [[
-        Pause(0.5), Text("I'll remove the build directory:\n"),
-        Tool("bash", {"command": "rm -rf build && echo done"}),
-    ]]),
-    Turn(st.P_EDIT, [[
-        Pause(0.5), Text("Here is the greeting, and a new notes file.\n"),
-        Tool("edit", {"path": "app.py", "old": "    print('hello')",
-                      "new": "    print('hello, world')"}),
-        Tool("write", {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world"}),
-    ]]),
+    Turn(
+        st.P_BASH,
+        [
+            [
+                Pause(0.5),
+                Text("I'll remove the build directory:\n"),
+                Tool("bash", {"command": "rm -rf build && echo done"}),
+            ]
+        ],
+    ),
+    Turn(
+        st.P_EDIT,
+        [
+            [
+                Pause(0.5),
+                Text("Here is the greeting, and a new notes file.\n"),
+                Tool(
+                    "edit",
+                    {
+                        "path": "app.py",
+                        "old": "    print('hello')",
+                        "new": "    print('hello, world')",
+                    },
+                ),
+                Tool(
+                    "write",
+                    {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world"},
+                ),
+            ]
+        ],
+    ),
 ]
 
 
@@ -39,8 +60,11 @@ def _start() -> list[Action]:
 
 
 def _ask(prompt: str) -> list[Action]:
-    return [Type(prompt), Keys(("Enter",), "submit prompt"),
-            Expect("working", WORKING, "prompt submitted, waiting for the model")]
+    return [
+        Type(prompt),
+        Keys(("Enter",), "submit prompt"),
+        Expect("working", WORKING, "prompt submitted, waiting for the model"),
+    ]
 
 
 def _done(note: str = "turn finished, back at the prompt") -> Expect:
@@ -62,54 +86,113 @@ def _scenarios() -> list[Scenario]:
     return [
         sc("startup", "launch; input prompt ready", _start()),
         sc("text", "a streamed text answer", _start(), _ask(st.P_TEXT), _done()),
-        sc("bash_yes", "'Run shell command?' approved, then 'Add output to the chat?' declined",
-           _start(), _ask(st.P_BASH),
-           Expect("blocked", QUESTION, "Run shell command? question", settle=1.2,
-                  server_quiet=True),
-           _answer("y", "approve"),
-           Expect("blocked", Cue(r"Add (command )?output to the chat.*\[(Yes|No)\]: *$",
-                                 tail=1), "add output to the chat? question", settle=1.2),
-           _answer("n", "decline"),
-           _done()),
-        sc("bash_no", "'Run shell command?' declined",
-           _start(), _ask(st.P_BASH),
-           Expect("blocked", QUESTION, "Run shell command? question", settle=1.2,
-                  server_quiet=True),
-           _answer("n", "decline"),
-           _done("declined; back at the prompt")),
-        sc("edit_write", "'Add file to the chat?' (app.py named in the prompt), then an edit "
-           "and 'Create new file?', both approved",
-           _start(), Type(st.P_EDIT), Keys(("Enter",), "submit prompt"),
-           Expect("blocked", Cue(r"Add file to the chat\?.*\[(Yes|No)\]: *$", tail=1),
-                  "Add file to the chat? question (before any request)", settle=1.2),
-           _answer("y", "approve"),
-           Expect("working", WORKING, "waiting for the model"),
-           Expect("blocked", Cue(r"Create new file\?.*\[(Yes|No)\]: *$", tail=1),
-                  "Create new file? question", settle=1.2, server_quiet=True),
-           _answer("y", "approve"),
-           _done(), chat_files=[]),
-        sc("interrupt_ctrlc", "long streamed answer interrupted with Ctrl-C",
-           _start(), _ask(st.P_ESSAY),
-           Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.5),
-           Keys(("C-c",), "interrupt with Ctrl-C"),
-           Expect("idle", IDLE, "interrupted; back at the prompt", settle=1.0)),
+        sc(
+            "bash_yes",
+            "'Run shell command?' approved, then 'Add output to the chat?' declined",
+            _start(),
+            _ask(st.P_BASH),
+            Expect(
+                "blocked", QUESTION, "Run shell command? question", settle=1.2, server_quiet=True
+            ),
+            _answer("y", "approve"),
+            Expect(
+                "blocked",
+                Cue(r"Add (command )?output to the chat.*\[(Yes|No)\]: *$", tail=1),
+                "add output to the chat? question",
+                settle=1.2,
+            ),
+            _answer("n", "decline"),
+            _done(),
+        ),
+        sc(
+            "bash_no",
+            "'Run shell command?' declined",
+            _start(),
+            _ask(st.P_BASH),
+            Expect(
+                "blocked", QUESTION, "Run shell command? question", settle=1.2, server_quiet=True
+            ),
+            _answer("n", "decline"),
+            _done("declined; back at the prompt"),
+        ),
+        sc(
+            "edit_write",
+            "'Add file to the chat?' (app.py named in the prompt), then an edit "
+            "and 'Create new file?', both approved",
+            _start(),
+            Type(st.P_EDIT),
+            Keys(("Enter",), "submit prompt"),
+            Expect(
+                "blocked",
+                Cue(r"Add file to the chat\?.*\[(Yes|No)\]: *$", tail=1),
+                "Add file to the chat? question (before any request)",
+                settle=1.2,
+            ),
+            _answer("y", "approve"),
+            Expect("working", WORKING, "waiting for the model"),
+            Expect(
+                "blocked",
+                Cue(r"Create new file\?.*\[(Yes|No)\]: *$", tail=1),
+                "Create new file? question",
+                settle=1.2,
+                server_quiet=True,
+            ),
+            _answer("y", "approve"),
+            _done(),
+            chat_files=[],
+        ),
+        sc(
+            "interrupt_ctrlc",
+            "long streamed answer interrupted with Ctrl-C",
+            _start(),
+            _ask(st.P_ESSAY),
+            Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.5),
+            Keys(("C-c",), "interrupt with Ctrl-C"),
+            Expect("idle", IDLE, "interrupted; back at the prompt", settle=1.0),
+        ),
         sc("long_output", "a long answer that scrolls", _start(), _ask(st.P_LONG), _done()),
-        sc("thinking", "reasoning_content streamed before the answer",
-           _start(), _ask(st.P_THINK), _done()),
-        sc("ask_back", "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",
-           _start(), _ask(st.P_ASKBACK), _done("turn finished; answer ends with a question")),
-        sc("draft", "prompt phrases typed at the prompt, never sent (idle)",
-           _start(), Type(st.DRAFT, "draft with prompt phrases, not sent"),
-           Expect("idle", DRAFT_IDLE, "draft at the prompt; still idle", settle=2.0)),
-        sc("mention_file", "an answer names a file outside the chat: 'Add file to the chat?' "
-           "left unanswered after the turn",
-           _start(), _ask(st.P_TEXT),
-           Expect("blocked", Cue(r"Add file to the chat\?.*\[(Yes|No)\]: *$", tail=1),
-                  "Add file to the chat? question after the answer", settle=2.5,
-                  server_quiet=True), chat_files=[]),
-        sc("gitignore_question", "start-up: 'Add .aider* to .gitignore?' left unanswered",
-           Expect("blocked", QUESTION, "gitignore question at start-up", timeout=90,
-                  settle=2.5), gitignore_question=True),
+        sc(
+            "thinking",
+            "reasoning_content streamed before the answer",
+            _start(),
+            _ask(st.P_THINK),
+            _done(),
+        ),
+        sc(
+            "ask_back",
+            "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",
+            _start(),
+            _ask(st.P_ASKBACK),
+            _done("turn finished; answer ends with a question"),
+        ),
+        sc(
+            "draft",
+            "prompt phrases typed at the prompt, never sent (idle)",
+            _start(),
+            Type(st.DRAFT, "draft with prompt phrases, not sent"),
+            Expect("idle", DRAFT_IDLE, "draft at the prompt; still idle", settle=2.0),
+        ),
+        sc(
+            "mention_file",
+            "an answer names a file outside the chat: 'Add file to the chat?' "
+            "left unanswered after the turn",
+            _start(),
+            _ask(st.P_TEXT),
+            Expect(
+                "blocked",
+                Cue(r"Add file to the chat\?.*\[(Yes|No)\]: *$", tail=1),
+                "Add file to the chat? question after the answer",
+                settle=2.5,
+                server_quiet=True,
+            ),
+            chat_files=[],
+        ),
+        sc(
+            "gitignore_question",
+            "start-up: 'Add .aider* to .gitignore?' left unanswered",
+            Expect("blocked", QUESTION, "gitignore question at start-up", timeout=90, settle=2.5),
+            gitignore_question=True,
+        ),
     ]
 
 
@@ -123,8 +206,12 @@ class Aider(AgentSpec):
     @functools.cache  # noqa: B019 - one spec object per process; the version never changes
     def version(self) -> str:
         py = self.binary().parent / "python"
-        out = subprocess.run([str(py), "-c", "import aider; print(aider.__version__)"],
-                             capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [str(py), "-c", "import aider; print(aider.__version__)"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         return out.stdout.strip() or "unknown"
 
     def scenarios(self) -> dict[str, Scenario]:
@@ -137,15 +224,32 @@ class Aider(AgentSpec):
         self.git_init(dirs)
         # Without a git identity aider prints "Update git name with: ..." at start-up.
         (dirs.home / ".gitconfig").write_text(
-            "[user]\n\tname = agentlab\n\temail = agentlab@example.invalid\n")
-        env = {**BASE_ENV, "HOME": str(dirs.home), "OPENAI_API_KEY": "sk-agentlab-fake",
-               # litellm would fetch its model price list from the internet at start-up.
-               "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-               "PATH": f"{self.binary().parent}:{BASE_ENV['PATH']}"}
-        argv = [str(self.binary()), "--model", "openai/fake", "--openai-api-base", f"{url}/v1",
-                "--edit-format", "diff", "--no-check-update", "--no-show-release-notes",
-                "--analytics-disable", "--no-auto-commits", "--map-tokens", "0",
-                "--no-show-model-warnings"]
+            "[user]\n\tname = agentlab\n\temail = agentlab@example.invalid\n"
+        )
+        env = {
+            **BASE_ENV,
+            "HOME": str(dirs.home),
+            "OPENAI_API_KEY": "sk-agentlab-fake",
+            # litellm would fetch its model price list from the internet at start-up.
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "PATH": f"{self.binary().parent}:{BASE_ENV['PATH']}",
+        }
+        argv = [
+            str(self.binary()),
+            "--model",
+            "openai/fake",
+            "--openai-api-base",
+            f"{url}/v1",
+            "--edit-format",
+            "diff",
+            "--no-check-update",
+            "--no-show-release-notes",
+            "--analytics-disable",
+            "--no-auto-commits",
+            "--map-tokens",
+            "0",
+            "--no-show-model-warnings",
+        ]
         if not scenario.options.get("gitignore_question"):
             argv.append("--no-gitignore")
         # aider asks "Add file to the chat?" whenever a prompt or an answer names a file that

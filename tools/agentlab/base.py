@@ -78,9 +78,17 @@ class AgentSpec:
     @staticmethod
     def git_init(dirs: RunDirs) -> None:
         """Agents behave differently outside a git repository (aider insists on one)."""
-        env = {**BASE_ENV, "HOME": str(dirs.home), "GIT_AUTHOR_NAME": "lab",
-               "GIT_AUTHOR_EMAIL": "lab@example.invalid", "GIT_COMMITTER_NAME": "lab",
-               "GIT_COMMITTER_EMAIL": "lab@example.invalid"}
-        for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
-                    ["git", "commit", "-q", "-m", "initial", "--allow-empty"]):
+        env = {
+            **BASE_ENV,
+            "HOME": str(dirs.home),
+            "GIT_AUTHOR_NAME": "lab",
+            "GIT_AUTHOR_EMAIL": "lab@example.invalid",
+            "GIT_COMMITTER_NAME": "lab",
+            "GIT_COMMITTER_EMAIL": "lab@example.invalid",
+        }
+        for cmd in (
+            ["git", "init", "-q", "-b", "main"],
+            ["git", "add", "-A"],
+            ["git", "commit", "-q", "-m", "initial", "--allow-empty"],
+        ):
             subprocess.run(cmd, cwd=dirs.proj, env=env, check=True, capture_output=True)

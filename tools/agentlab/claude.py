@@ -19,9 +19,11 @@ API_KEY = "sk-ant-api03-agentlab-fake-key-0123456789abcdefghij"
 # (`✶ Dilly-dallying… (1s · ↓ 40 tokens)`) still shows above the input box: that is working,
 # so the spinner is checked too (bottom 6 rows: spinner, effort, rule, input, rule, footer).
 SPINNER = r"^\S \S+…"
-IDLE = Cue(r"\? for shortcuts|shift\+tab to cycle|manual mode on|plan mode on|accept edits on",
-           absent=r"esc to interrupt|Esc to cancel|Enter to confirm|Enter to select|" + SPINNER,
-           tail=6)
+IDLE = Cue(
+    r"\? for shortcuts|shift\+tab to cycle|manual mode on|plan mode on|accept edits on",
+    absent=r"esc to interrupt|Esc to cancel|Enter to confirm|Enter to select|" + SPINNER,
+    tail=6,
+)
 WORKING = Cue(r"esc to interrupt", tail=2)
 BASH_PROMPT = Cue(r"Do you want to proceed\?")
 EDIT_PROMPT = Cue(r"Do you want to make this edit to")
@@ -38,8 +40,11 @@ def _start() -> list[Action]:
 
 
 def _ask(prompt: str) -> list[Action]:
-    return [Type(prompt), Keys(("Enter",), "submit prompt"),
-            Expect("working", WORKING, "prompt submitted, agent working")]
+    return [
+        Type(prompt),
+        Keys(("Enter",), "submit prompt"),
+        Expect("working", WORKING, "prompt submitted, agent working"),
+    ]
 
 
 def _done(note: str = "turn finished, back at the prompt") -> list[Action]:
@@ -61,77 +66,149 @@ def _scenarios() -> list[Scenario]:
     return [
         sc("startup", "launch with dialogs pre-answered; idle input box", _start()),
         sc("text", "a slowly streamed text answer", _start(), _ask(st.P_TEXT), _done()),
-        sc("bash_yes", "Bash permission prompt approved with option 1",
-           _start(), _ask(st.P_BASH),
-           _blocked(BASH_PROMPT, "Bash permission prompt"),
-           Keys(("Enter",), "select 1. Yes"),
-           Expect("working", WORKING, "approved; command running"),
-           _done()),
-        sc("bash_esc", "Bash permission prompt rejected with Esc",
-           _start(), _ask(st.P_BASH),
-           _blocked(BASH_PROMPT, "Bash permission prompt"),
-           Keys(("Escape",), "reject with Esc"),
-           _done("rejected with Esc; back at the prompt")),
-        sc("bash_no", "Bash permission prompt rejected by choosing No",
-           _start(), _ask(st.P_BASH),
-           _blocked(BASH_PROMPT, "Bash permission prompt"),
-           PickOption(r"No\b", "choose the No option"),
-           _done("rejected with No; back at the prompt")),
-        sc("interrupt_esc", "long streamed answer interrupted with Esc",
-           _start(), _ask(st.P_ESSAY),
-           Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.5),
-           Keys(("Escape",), "interrupt with Esc"),
-           _done("interrupted; back at the prompt")),
-        sc("interrupt_ctrlc", "long streamed answer interrupted with Ctrl-C",
-           _start(), _ask(st.P_ESSAY),
-           Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.5),
-           Keys(("C-c",), "interrupt with Ctrl-C"),
-           _done("interrupted; back at the prompt")),
-        sc("edit_write", "Read, then an Edit prompt and a Write (new file) prompt, both approved",
-           _start(), _ask(st.P_EDIT),
-           _blocked(EDIT_PROMPT, "Edit permission prompt"),
-           Keys(("Enter",), "select 1. Yes"),
-           Expect("working", WORKING, "edit approved; agent working"),
-           _blocked(WRITE_PROMPT, "Write (create file) permission prompt"),
-           Keys(("Enter",), "select 1. Yes"),
-           Expect("working", WORKING, "write approved; agent working"),
-           _done()),
-        sc("plan", "plan mode (--permission-mode plan): ExitPlanMode approval",
-           plan_start, _ask(st.P_PLAN),
-           _blocked(PLAN_PROMPT, "ExitPlanMode: plan approval dialog"),
-           Keys(("Enter",), "accept option 1"),
-           Expect("working", WORKING, "plan approved; agent working"),
-           _done(), permission_mode="plan"),
-        sc("question", "AskUserQuestion dialog answered with the first option",
-           _start(), _ask(st.P_QUESTION),
-           _blocked(QUESTION_PROMPT, "AskUserQuestion dialog"),
-           Keys(("Enter",), "select the first option"),
-           Expect("working", WORKING, "answered; agent working"),
-           _done()),
-        sc("long_output", "a long answer that scrolls the transcript",
-           _start(), _ask(st.P_LONG), _done()),
-        sc("thinking", "a thinking block streamed before the answer",
-           _start(), _ask(st.P_THINK), _done()),
-        sc("ask_back", "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",
-           _start(), _ask(st.P_ASKBACK), _done("turn finished; answer ends with a question")),
-        sc("draft", "prompt phrases typed into the input box, never sent (idle)",
-           _start(), Type(st.DRAFT, "draft with prompt phrases, not sent"),
-           Expect("idle", DRAFT_IDLE, "draft in the input box; still idle", settle=2.0)),
-        sc("trust_dialog", "start-up: trust-folder dialog left unanswered",
-           Expect("blocked", TRUST_PROMPT, "trust-folder dialog at start-up", timeout=60,
-                  settle=2.5), seed_trust=False),
-        sc("apikey_dialog", "start-up: custom API key dialog left unanswered",
-           Expect("blocked", APIKEY_PROMPT, "custom API key dialog at start-up", timeout=60,
-                  settle=2.5), seed_apikey=False),
-        sc("dialogs_answered", "start-up: trust dialog, then API key dialog, both answered",
-           Expect("blocked", TRUST_PROMPT, "trust-folder dialog at start-up", timeout=60,
-                  settle=1.5),
-           Keys(("Down",), "move to 'Yes, I trust this folder'"),
-           Keys(("Enter",), "confirm trust"),
-           Expect("blocked", APIKEY_PROMPT, "custom API key dialog", settle=1.5),
-           Keys(("Up",), "move to 'Yes'"),
-           Keys(("Enter",), "use the API key"),
-           _start(), seed_trust=False, seed_apikey=False),
+        sc(
+            "bash_yes",
+            "Bash permission prompt approved with option 1",
+            _start(),
+            _ask(st.P_BASH),
+            _blocked(BASH_PROMPT, "Bash permission prompt"),
+            Keys(("Enter",), "select 1. Yes"),
+            Expect("working", WORKING, "approved; command running"),
+            _done(),
+        ),
+        sc(
+            "bash_esc",
+            "Bash permission prompt rejected with Esc",
+            _start(),
+            _ask(st.P_BASH),
+            _blocked(BASH_PROMPT, "Bash permission prompt"),
+            Keys(("Escape",), "reject with Esc"),
+            _done("rejected with Esc; back at the prompt"),
+        ),
+        sc(
+            "bash_no",
+            "Bash permission prompt rejected by choosing No",
+            _start(),
+            _ask(st.P_BASH),
+            _blocked(BASH_PROMPT, "Bash permission prompt"),
+            PickOption(r"No\b", "choose the No option"),
+            _done("rejected with No; back at the prompt"),
+        ),
+        sc(
+            "interrupt_esc",
+            "long streamed answer interrupted with Esc",
+            _start(),
+            _ask(st.P_ESSAY),
+            Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.5),
+            Keys(("Escape",), "interrupt with Esc"),
+            _done("interrupted; back at the prompt"),
+        ),
+        sc(
+            "interrupt_ctrlc",
+            "long streamed answer interrupted with Ctrl-C",
+            _start(),
+            _ask(st.P_ESSAY),
+            Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.5),
+            Keys(("C-c",), "interrupt with Ctrl-C"),
+            _done("interrupted; back at the prompt"),
+        ),
+        sc(
+            "edit_write",
+            "Read, then an Edit prompt and a Write (new file) prompt, both approved",
+            _start(),
+            _ask(st.P_EDIT),
+            _blocked(EDIT_PROMPT, "Edit permission prompt"),
+            Keys(("Enter",), "select 1. Yes"),
+            Expect("working", WORKING, "edit approved; agent working"),
+            _blocked(WRITE_PROMPT, "Write (create file) permission prompt"),
+            Keys(("Enter",), "select 1. Yes"),
+            Expect("working", WORKING, "write approved; agent working"),
+            _done(),
+        ),
+        sc(
+            "plan",
+            "plan mode (--permission-mode plan): ExitPlanMode approval",
+            plan_start,
+            _ask(st.P_PLAN),
+            _blocked(PLAN_PROMPT, "ExitPlanMode: plan approval dialog"),
+            Keys(("Enter",), "accept option 1"),
+            Expect("working", WORKING, "plan approved; agent working"),
+            _done(),
+            permission_mode="plan",
+        ),
+        sc(
+            "question",
+            "AskUserQuestion dialog answered with the first option",
+            _start(),
+            _ask(st.P_QUESTION),
+            _blocked(QUESTION_PROMPT, "AskUserQuestion dialog"),
+            Keys(("Enter",), "select the first option"),
+            Expect("working", WORKING, "answered; agent working"),
+            _done(),
+        ),
+        sc(
+            "long_output",
+            "a long answer that scrolls the transcript",
+            _start(),
+            _ask(st.P_LONG),
+            _done(),
+        ),
+        sc(
+            "thinking",
+            "a thinking block streamed before the answer",
+            _start(),
+            _ask(st.P_THINK),
+            _done(),
+        ),
+        sc(
+            "ask_back",
+            "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",
+            _start(),
+            _ask(st.P_ASKBACK),
+            _done("turn finished; answer ends with a question"),
+        ),
+        sc(
+            "draft",
+            "prompt phrases typed into the input box, never sent (idle)",
+            _start(),
+            Type(st.DRAFT, "draft with prompt phrases, not sent"),
+            Expect("idle", DRAFT_IDLE, "draft in the input box; still idle", settle=2.0),
+        ),
+        sc(
+            "trust_dialog",
+            "start-up: trust-folder dialog left unanswered",
+            Expect(
+                "blocked", TRUST_PROMPT, "trust-folder dialog at start-up", timeout=60, settle=2.5
+            ),
+            seed_trust=False,
+        ),
+        sc(
+            "apikey_dialog",
+            "start-up: custom API key dialog left unanswered",
+            Expect(
+                "blocked",
+                APIKEY_PROMPT,
+                "custom API key dialog at start-up",
+                timeout=60,
+                settle=2.5,
+            ),
+            seed_apikey=False,
+        ),
+        sc(
+            "dialogs_answered",
+            "start-up: trust dialog, then API key dialog, both answered",
+            Expect(
+                "blocked", TRUST_PROMPT, "trust-folder dialog at start-up", timeout=60, settle=1.5
+            ),
+            Keys(("Down",), "move to 'Yes, I trust this folder'"),
+            Keys(("Enter",), "confirm trust"),
+            Expect("blocked", APIKEY_PROMPT, "custom API key dialog", settle=1.5),
+            Keys(("Up",), "move to 'Yes'"),
+            Keys(("Enter",), "use the API key"),
+            _start(),
+            seed_trust=False,
+            seed_apikey=False,
+        ),
     ]
 
 
@@ -149,8 +226,13 @@ class Claude(AgentSpec):
 
     @functools.cache  # noqa: B019 - one spec object per process; the version never changes
     def version(self) -> str:
-        out = subprocess.run([str(self.binary()), "--version"], capture_output=True,
-                             text=True, timeout=60, env={**BASE_ENV, "HOME": "/tmp"})
+        out = subprocess.run(
+            [str(self.binary()), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**BASE_ENV, "HOME": "/tmp"},
+        )
         return out.stdout.split()[0] if out.stdout.strip() else "unknown"
 
     def scenarios(self) -> dict[str, Scenario]:
@@ -167,10 +249,12 @@ class Claude(AgentSpec):
             "numStartups": 5,
             "hasSeenAutoDefaultNudge": True,
             "hasResetAutoModeOptInForDefaultOffer": True,
-            "projects": {str(dirs.proj): {
-                "hasTrustDialogAccepted": bool(opts.get("seed_trust", True)),
-                "allowedTools": [],
-            }},
+            "projects": {
+                str(dirs.proj): {
+                    "hasTrustDialogAccepted": bool(opts.get("seed_trust", True)),
+                    "allowedTools": [],
+                }
+            },
         }
         if opts.get("seed_apikey", True):
             # Claude Code remembers an approved key by its last 20 characters.
@@ -182,10 +266,16 @@ class Claude(AgentSpec):
         # prompt, which is not what these scenarios are about.
         settings = {"permissions": {"defaultMode": "default"}, "skipAutoPermissionPrompt": True}
         (settings_dir / "settings.json").write_text(json.dumps(settings, indent=1))
-        env = {**BASE_ENV, "HOME": str(dirs.home), "ANTHROPIC_BASE_URL": url,
-               "ANTHROPIC_API_KEY": API_KEY, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-               "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
-               "DISABLE_ERROR_REPORTING": "1"}
+        env = {
+            **BASE_ENV,
+            "HOME": str(dirs.home),
+            "ANTHROPIC_BASE_URL": url,
+            "ANTHROPIC_API_KEY": API_KEY,
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+        }
         argv = [str(self.binary())]
         mode = opts.get("permission_mode")
         if mode:

@@ -97,10 +97,19 @@ class Recording:
 
 
 class Recorder:
-    def __init__(self, agent: AgentSpec, scenario: Scenario, cols: int, rows: int,
-                 out_dir: Path, keep_run_dir: bool = False, verbose: bool = True,
-                 listener: Listener | None = None, run_root: Path | None = None,
-                 pipe: bool = True) -> None:
+    def __init__(
+        self,
+        agent: AgentSpec,
+        scenario: Scenario,
+        cols: int,
+        rows: int,
+        out_dir: Path,
+        keep_run_dir: bool = False,
+        verbose: bool = True,
+        listener: Listener | None = None,
+        run_root: Path | None = None,
+        pipe: bool = True,
+    ) -> None:
         self.agent = agent
         self.scenario = scenario
         self.cols, self.rows = cols, rows
@@ -123,8 +132,11 @@ class Recorder:
     # -- helpers ------------------------------------------------------------------------------
     def say(self, msg: str) -> None:
         if self.verbose:
-            print(f"  [{self.name} {self.elapsed():6.2f}s @{self.offset():6d}] {msg}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  [{self.name} {self.elapsed():6.2f}s @{self.offset():6d}] {msg}",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def elapsed(self) -> float:
         return time.time() - self.t0 if self.t0 else 0.0
@@ -140,14 +152,26 @@ class Recorder:
 
     def capture_with_title(self) -> tuple[str, str]:
         """Screen text and pane title from one tmux call (the poll loop runs every 50 ms)."""
-        out = self.tmux("capture-pane", "-p", "-t", "lab:0.0", ";",
-                        "display", "-p", "-t", "lab:0.0", "#{pane_title}", check=False)
+        out = self.tmux(
+            "capture-pane",
+            "-p",
+            "-t",
+            "lab:0.0",
+            ";",
+            "display",
+            "-p",
+            "-t",
+            "lab:0.0",
+            "#{pane_title}",
+            check=False,
+        )
         text, _, title = out.rstrip("\n").rpartition("\n")
         return text, title
 
     def event(self, kind: str, note: str) -> None:
-        self._add_event({"offset": self.offset(), "t": round(self.elapsed(), 3),
-                         "event": kind, "note": note})
+        self._add_event(
+            {"offset": self.offset(), "t": round(self.elapsed(), 3), "event": kind, "note": note}
+        )
 
     def _add_event(self, ev: dict[str, Any]) -> None:
         self.rec.events.append(ev)
@@ -221,10 +245,20 @@ class Recorder:
             "#!/bin/sh\n"
             f"while [ ! -e {shlex.quote(str(go))} ]; do sleep 0.02; done\n"
             f"cd {shlex.quote(str(dirs.proj))} || exit 1\n"
-            f"exec env -i {env_args} {shlex.join(argv)}\n")
+            f"exec env -i {env_args} {shlex.join(argv)}\n"
+        )
         launcher.chmod(0o755)
-        self.tmux("new-session", "-d", "-s", "lab", "-x", str(self.cols), "-y", str(self.rows),
-                  str(launcher))
+        self.tmux(
+            "new-session",
+            "-d",
+            "-s",
+            "lab",
+            "-x",
+            str(self.cols),
+            "-y",
+            str(self.rows),
+            str(launcher),
+        )
         self.tmux.started = True
         self.tmux("set-option", "-g", "remain-on-exit", "on")
         self.tmux("set-option", "-g", "status", "off")
@@ -238,11 +272,23 @@ class Recorder:
         self.notify("ready", {"socket": self.tmux.socket, "target": "lab:0.0"})
         self.t0 = time.time()
         go.touch()
-        self._add_event({"offset": 0, "t": 0.0, "event": "launch",
-                         "note": shlex.join(argv[:1] + [a for a in argv[1:3]])})
-        self.rec.segments.append({"offset": 0, "t": 0.0, "state": "working",
-                                  "note": "booting: agent starting, UI not ready yet",
-                                  "offset_polled": 0})
+        self._add_event(
+            {
+                "offset": 0,
+                "t": 0.0,
+                "event": "launch",
+                "note": shlex.join(argv[:1] + [a for a in argv[1:3]]),
+            }
+        )
+        self.rec.segments.append(
+            {
+                "offset": 0,
+                "t": 0.0,
+                "state": "working",
+                "note": "booting: agent starting, UI not ready yet",
+                "offset_polled": 0,
+            }
+        )
 
     def _play(self) -> None:
         for action in self.scenario.actions:
@@ -261,8 +307,9 @@ class Recorder:
                 screen = self.capture()
                 m = re.search(r"(\d)\.\s+" + action.label, screen)
                 if not m:
-                    raise DriverError(f"{self.name}: no option {action.label!r} on screen:\n"
-                                      + screen)
+                    raise DriverError(
+                        f"{self.name}: no option {action.label!r} on screen:\n" + screen
+                    )
                 self.event("keys", f"{m.group(1)} {action.note}")
                 self.tmux("send-keys", "-t", "lab:0.0", m.group(1))
                 self.say(f"picked option {m.group(1)} ({action.note})")
@@ -274,27 +321,40 @@ class Recorder:
         quiet_at: int | None = None
         while True:
             before = self.offset()
-            if exp.server_quiet and quiet_at is None and self.server is not None \
-                    and self.server.quiet():
+            if (
+                exp.server_quiet
+                and quiet_at is None
+                and self.server is not None
+                and self.server.quiet()
+            ):
                 quiet_at = before
             text, title = self.capture_with_title()
             seen = time.time()
             if cue_matches(exp.cue, text, title) and (
-                    not exp.server_quiet or (self.server is not None and self.server.quiet())
+                not exp.server_quiet or (self.server is not None and self.server.quiet())
             ):
                 break
             if time.time() > deadline:
                 self.snapshot("timeout")
-                raise DriverError(f"{self.name}: timed out waiting for {exp.note!r} "
-                                  f"({exp.cue.pattern!r}); screen:\n{text}")
+                raise DriverError(
+                    f"{self.name}: timed out waiting for {exp.note!r} "
+                    f"({exp.cue.pattern!r}); screen:\n{text}"
+                )
             time.sleep(POLL)
         if exp.state is not None:
             seg: dict[str, Any] = {
-                "server_quiet": exp.server_quiet, "offset_server_quiet": quiet_at,
-                "offset": before, "t": round(self.elapsed(), 3), "state": exp.state,
-                "note": exp.note, "cue": exp.cue.pattern, "absent": exp.cue.absent,
-                "tail": exp.cue.tail, "title": exp.cue.title,
-                "title_absent": exp.cue.title_absent, "pane_title": title,
+                "server_quiet": exp.server_quiet,
+                "offset_server_quiet": quiet_at,
+                "offset": before,
+                "t": round(self.elapsed(), 3),
+                "state": exp.state,
+                "note": exp.note,
+                "cue": exp.cue.pattern,
+                "absent": exp.cue.absent,
+                "tail": exp.cue.tail,
+                "title": exp.cue.title,
+                "title_absent": exp.cue.title_absent,
+                "pane_title": title,
                 "offset_polled": before,
                 "offset_after_detect": self.offset(),
             }
@@ -309,10 +369,12 @@ class Recorder:
         raw = Path(str(self.base) + ".bytes")
         data = raw.read_bytes() if raw.exists() else b""  # none without the pipe
         timing = Path(str(self.base) + ".timing")
-        boundaries = [int(line.split()[0]) for line in timing.read_text().splitlines()
-                      if line.strip()] if timing.exists() else []
-        refine_offsets(data, self.cols, self.rows, self.rec.segments, self.rec.events,
-                       boundaries)
+        boundaries = (
+            [int(line.split()[0]) for line in timing.read_text().splitlines() if line.strip()]
+            if timing.exists()
+            else []
+        )
+        refine_offsets(data, self.cols, self.rows, self.rec.segments, self.rec.events, boundaries)
         labels = {
             "agent": self.agent.name,
             "version": self.agent.version(),
@@ -329,7 +391,8 @@ class Recorder:
                 ".bytes at the first ~50 ms capture-pane poll that showed the cue. offset_exact ="
                 " first pipe-pane read boundary (from .timing), searched from the previous "
                 "segment's offset to the next driver action, at which a replay of the bytes "
-                "into osf_tmux.screen.PaneScreen shows the cue (and not `absent`)."),
+                "into osf_tmux.screen.PaneScreen shows the cue (and not `absent`)."
+            ),
             "segments": self.rec.segments,
             "driver_events": self.rec.events,
         }

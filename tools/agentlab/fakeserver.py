@@ -122,8 +122,9 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 server.inflight += 1
             try:
                 route = _route(path)
-                server.log({"method": "POST", "path": self.path, "route": route,
-                            "summary": _summary(body)})
+                server.log(
+                    {"method": "POST", "path": self.path, "route": route, "summary": _summary(body)}
+                )
                 server.sample(route, body)
                 if route == "anthropic":
                     self._anthropic(body)
@@ -186,10 +187,22 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 return
             self._sse_start()
             msg_id = "msg_" + uuid.uuid4().hex[:24]
-            self._sse({"type": "message_start", "message": {
-                "id": msg_id, "type": "message", "role": "assistant", "model": model,
-                "content": [], "stop_reason": None, "stop_sequence": None,
-                "usage": {"input_tokens": 50, "output_tokens": 1}}}, "message_start")
+            self._sse(
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": msg_id,
+                        "type": "message",
+                        "role": "assistant",
+                        "model": model,
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": {"input_tokens": 50, "output_tokens": 1},
+                    },
+                },
+                "message_start",
+            )
             has_tool = False
             for index, step in enumerate(reply):
                 if isinstance(step, Pause):
@@ -197,46 +210,93 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                     self._sse({"type": "ping"}, "ping")
                     continue
                 if isinstance(step, Text):
-                    self._sse({"type": "content_block_start", "index": index,
-                               "content_block": {"type": "text", "text": ""}},
-                              "content_block_start")
+                    self._sse(
+                        {
+                            "type": "content_block_start",
+                            "index": index,
+                            "content_block": {"type": "text", "text": ""},
+                        },
+                        "content_block_start",
+                    )
                     for piece in chunks(step.text, step.chunk):
                         time.sleep(step.delay)
-                        self._sse({"type": "content_block_delta", "index": index,
-                                   "delta": {"type": "text_delta", "text": piece}},
-                                  "content_block_delta")
+                        self._sse(
+                            {
+                                "type": "content_block_delta",
+                                "index": index,
+                                "delta": {"type": "text_delta", "text": piece},
+                            },
+                            "content_block_delta",
+                        )
                 elif isinstance(step, Thinking):
-                    self._sse({"type": "content_block_start", "index": index,
-                               "content_block": {"type": "thinking", "thinking": "",
-                                                 "signature": ""}}, "content_block_start")
+                    self._sse(
+                        {
+                            "type": "content_block_start",
+                            "index": index,
+                            "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+                        },
+                        "content_block_start",
+                    )
                     for piece in chunks(step.text, step.chunk):
                         time.sleep(step.delay)
-                        self._sse({"type": "content_block_delta", "index": index,
-                                   "delta": {"type": "thinking_delta", "thinking": piece}},
-                                  "content_block_delta")
-                    self._sse({"type": "content_block_delta", "index": index,
-                               "delta": {"type": "signature_delta",
-                                         "signature": "fakesig" + uuid.uuid4().hex}},
-                              "content_block_delta")
+                        self._sse(
+                            {
+                                "type": "content_block_delta",
+                                "index": index,
+                                "delta": {"type": "thinking_delta", "thinking": piece},
+                            },
+                            "content_block_delta",
+                        )
+                    self._sse(
+                        {
+                            "type": "content_block_delta",
+                            "index": index,
+                            "delta": {
+                                "type": "signature_delta",
+                                "signature": "fakesig" + uuid.uuid4().hex,
+                            },
+                        },
+                        "content_block_delta",
+                    )
                 elif isinstance(step, Tool):
                     has_tool = True
                     name, args = _claude_tool(server, step)
-                    self._sse({"type": "content_block_start", "index": index,
-                               "content_block": {"type": "tool_use",
-                                                 "id": "toolu_" + uuid.uuid4().hex[:24],
-                                                 "name": name, "input": {}}},
-                              "content_block_start")
+                    self._sse(
+                        {
+                            "type": "content_block_start",
+                            "index": index,
+                            "content_block": {
+                                "type": "tool_use",
+                                "id": "toolu_" + uuid.uuid4().hex[:24],
+                                "name": name,
+                                "input": {},
+                            },
+                        },
+                        "content_block_start",
+                    )
                     payload = json.dumps(args)
                     for piece in chunks(payload, max(1, len(payload) // 2 + 1)):
                         time.sleep(0.05)
-                        self._sse({"type": "content_block_delta", "index": index,
-                                   "delta": {"type": "input_json_delta", "partial_json": piece}},
-                                  "content_block_delta")
+                        self._sse(
+                            {
+                                "type": "content_block_delta",
+                                "index": index,
+                                "delta": {"type": "input_json_delta", "partial_json": piece},
+                            },
+                            "content_block_delta",
+                        )
                 self._sse({"type": "content_block_stop", "index": index}, "content_block_stop")
-            self._sse({"type": "message_delta",
-                       "delta": {"stop_reason": "tool_use" if has_tool else "end_turn",
-                                 "stop_sequence": None},
-                       "usage": {"output_tokens": 40}}, "message_delta")
+            self._sse(
+                {
+                    "type": "message_delta",
+                    "delta": {
+                        "stop_reason": "tool_use" if has_tool else "end_turn",
+                        "stop_sequence": None,
+                    },
+                    "usage": {"output_tokens": 40},
+                },
+                "message_delta",
+            )
             self._sse({"type": "message_stop"}, "message_stop")
 
         # -- OpenAI Responses (Codex) ----------------------------------------------------------
@@ -245,8 +305,14 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             server.log({"route": "responses", "reply": [repr(s)[:80] for s in reply]})
             self._sse_start()
             resp_id = "resp_" + uuid.uuid4().hex[:24]
-            base = {"id": resp_id, "object": "response", "created_at": int(time.time()),
-                    "status": "in_progress", "model": body.get("model", "gpt-fake"), "output": []}
+            base = {
+                "id": resp_id,
+                "object": "response",
+                "created_at": int(time.time()),
+                "status": "in_progress",
+                "model": body.get("model", "gpt-fake"),
+                "output": [],
+            }
             self._sse({"type": "response.created", "response": base}, "response.created")
             out = 0
             for step in reply:
@@ -255,61 +321,132 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                     continue
                 if isinstance(step, Thinking):
                     item_id = "rs_" + uuid.uuid4().hex[:24]
-                    self._sse({"type": "response.output_item.added", "output_index": out,
-                               "item": {"type": "reasoning", "id": item_id, "summary": []}},
-                              "response.output_item.added")
+                    self._sse(
+                        {
+                            "type": "response.output_item.added",
+                            "output_index": out,
+                            "item": {"type": "reasoning", "id": item_id, "summary": []},
+                        },
+                        "response.output_item.added",
+                    )
                     for piece in chunks(step.text, step.chunk):
                         time.sleep(step.delay)
-                        self._sse({"type": "response.reasoning_summary_text.delta",
-                                   "item_id": item_id, "output_index": out,
-                                   "summary_index": 0, "delta": piece},
-                                  "response.reasoning_summary_text.delta")
-                    self._sse({"type": "response.output_item.done", "output_index": out,
-                               "item": {"type": "reasoning", "id": item_id,
-                                        "summary": [{"type": "summary_text",
-                                                     "text": step.text}]}},
-                              "response.output_item.done")
+                        self._sse(
+                            {
+                                "type": "response.reasoning_summary_text.delta",
+                                "item_id": item_id,
+                                "output_index": out,
+                                "summary_index": 0,
+                                "delta": piece,
+                            },
+                            "response.reasoning_summary_text.delta",
+                        )
+                    self._sse(
+                        {
+                            "type": "response.output_item.done",
+                            "output_index": out,
+                            "item": {
+                                "type": "reasoning",
+                                "id": item_id,
+                                "summary": [{"type": "summary_text", "text": step.text}],
+                            },
+                        },
+                        "response.output_item.done",
+                    )
                 elif isinstance(step, Text):
                     item_id = "msg_" + uuid.uuid4().hex[:24]
-                    self._sse({"type": "response.output_item.added", "output_index": out,
-                               "item": {"type": "message", "id": item_id, "role": "assistant",
-                                        "status": "in_progress", "content": []}},
-                              "response.output_item.added")
-                    self._sse({"type": "response.content_part.added", "item_id": item_id,
-                               "output_index": out, "content_index": 0,
-                               "part": {"type": "output_text", "text": "", "annotations": []}},
-                              "response.content_part.added")
+                    self._sse(
+                        {
+                            "type": "response.output_item.added",
+                            "output_index": out,
+                            "item": {
+                                "type": "message",
+                                "id": item_id,
+                                "role": "assistant",
+                                "status": "in_progress",
+                                "content": [],
+                            },
+                        },
+                        "response.output_item.added",
+                    )
+                    self._sse(
+                        {
+                            "type": "response.content_part.added",
+                            "item_id": item_id,
+                            "output_index": out,
+                            "content_index": 0,
+                            "part": {"type": "output_text", "text": "", "annotations": []},
+                        },
+                        "response.content_part.added",
+                    )
                     for piece in chunks(step.text, step.chunk):
                         time.sleep(step.delay)
-                        self._sse({"type": "response.output_text.delta", "item_id": item_id,
-                                   "output_index": out, "content_index": 0, "delta": piece},
-                                  "response.output_text.delta")
-                    self._sse({"type": "response.output_item.done", "output_index": out,
-                               "item": {"type": "message", "id": item_id, "role": "assistant",
-                                        "status": "completed",
-                                        "content": [{"type": "output_text", "text": step.text,
-                                                     "annotations": []}]}},
-                              "response.output_item.done")
+                        self._sse(
+                            {
+                                "type": "response.output_text.delta",
+                                "item_id": item_id,
+                                "output_index": out,
+                                "content_index": 0,
+                                "delta": piece,
+                            },
+                            "response.output_text.delta",
+                        )
+                    self._sse(
+                        {
+                            "type": "response.output_item.done",
+                            "output_index": out,
+                            "item": {
+                                "type": "message",
+                                "id": item_id,
+                                "role": "assistant",
+                                "status": "completed",
+                                "content": [
+                                    {"type": "output_text", "text": step.text, "annotations": []}
+                                ],
+                            },
+                        },
+                        "response.output_item.done",
+                    )
                 elif isinstance(step, Tool):
                     item = _codex_tool(server, step, tools)
                     time.sleep(0.1)
-                    self._sse({"type": "response.output_item.added", "output_index": out,
-                               "item": {**item, "status": "in_progress"}},
-                              "response.output_item.added")
-                    self._sse({"type": "response.output_item.done", "output_index": out,
-                               "item": item}, "response.output_item.done")
+                    self._sse(
+                        {
+                            "type": "response.output_item.added",
+                            "output_index": out,
+                            "item": {**item, "status": "in_progress"},
+                        },
+                        "response.output_item.added",
+                    )
+                    self._sse(
+                        {"type": "response.output_item.done", "output_index": out, "item": item},
+                        "response.output_item.done",
+                    )
                 out += 1
-            self._sse({"type": "response.completed", "response": {
-                **base, "status": "completed",
-                "usage": {"input_tokens": 50, "input_tokens_details": {"cached_tokens": 0},
-                          "output_tokens": 40, "output_tokens_details": {"reasoning_tokens": 0},
-                          "total_tokens": 90}}}, "response.completed")
+            self._sse(
+                {
+                    "type": "response.completed",
+                    "response": {
+                        **base,
+                        "status": "completed",
+                        "usage": {
+                            "input_tokens": 50,
+                            "input_tokens_details": {"cached_tokens": 0},
+                            "output_tokens": 40,
+                            "output_tokens_details": {"reasoning_tokens": 0},
+                            "total_tokens": 90,
+                        },
+                    },
+                },
+                "response.completed",
+            )
 
         # -- Gemini ------------------------------------------------------------------------------
         def _gemini(self, body: Json, path: str, stream: bool) -> None:
             model = path.rsplit("/", 1)[-1].split(":", 1)[0]
             schema = (body.get("generationConfig") or {}).get("responseJsonSchema") or (
-                body.get("generationConfig") or {}).get("responseSchema")
+                body.get("generationConfig") or {}
+            ).get("responseSchema")
             if schema is not None:
                 # Side questions (next speaker, model routing, loop checks) want JSON back.
                 text = json.dumps(_fill_schema(schema))
@@ -341,8 +478,7 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                         self._sse(_gemini_chunk([part], model, final=False))
                 else:
                     time.sleep(0.1)
-                    self._sse(_gemini_chunk(_gemini_parts(server, step, body), model,
-                                            final=False))
+                    self._sse(_gemini_chunk(_gemini_parts(server, step, body), model, final=False))
             self._sse(_gemini_chunk([{"text": ""}], model, final=True))
 
         # -- OpenAI chat completions (aider) -----------------------------------------------------
@@ -354,18 +490,35 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             created = int(time.time())
             if not body.get("stream"):
                 text = "".join(_chat_text(s) for s in reply if not isinstance(s, Thinking))
-                self._json({"id": cid, "object": "chat.completion", "created": created,
-                            "model": model, "choices": [{"index": 0, "finish_reason": "stop",
-                            "message": {"role": "assistant", "content": text}}],
-                            "usage": {"prompt_tokens": 50, "completion_tokens": 40,
-                                      "total_tokens": 90}})
+                self._json(
+                    {
+                        "id": cid,
+                        "object": "chat.completion",
+                        "created": created,
+                        "model": model,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": text},
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 50, "completion_tokens": 40, "total_tokens": 90},
+                    }
+                )
                 return
             self._sse_start()
 
             def delta(d: Json, finish: str | None = None) -> None:
-                self._sse({"id": cid, "object": "chat.completion.chunk", "created": created,
-                           "model": model, "choices": [{"index": 0, "delta": d,
-                                                        "finish_reason": finish}]})
+                self._sse(
+                    {
+                        "id": cid,
+                        "object": "chat.completion.chunk",
+                        "created": created,
+                        "model": model,
+                        "choices": [{"index": 0, "delta": d, "finish_reason": finish}],
+                    }
+                )
 
             delta({"role": "assistant", "content": ""})
             for step in reply:
@@ -384,10 +537,16 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                     time.sleep(pause)
                     delta({"content": piece})
             delta({}, finish="stop")
-            self._sse({"id": cid, "object": "chat.completion.chunk", "created": created,
-                       "model": model, "choices": [],
-                       "usage": {"prompt_tokens": 50, "completion_tokens": 40,
-                                 "total_tokens": 90}})
+            self._sse(
+                {
+                    "id": cid,
+                    "object": "chat.completion.chunk",
+                    "created": created,
+                    "model": model,
+                    "choices": [],
+                    "usage": {"prompt_tokens": 50, "completion_tokens": 40, "total_tokens": 90},
+                }
+            )
             self._sse("[DONE]")
 
     return Handler
@@ -425,16 +584,21 @@ def _summary(body: Json) -> Json:
                 if "functionDeclarations" in t:
                     names += [str(f.get("name")) for f in t["functionDeclarations"]]
                 else:
-                    names.append(str(t.get("name") or (t.get("function") or {}).get("name")
-                                     or t.get("type")))
+                    names.append(
+                        str(t.get("name") or (t.get("function") or {}).get("name") or t.get("type"))
+                    )
         out["tools"] = names
     return out
 
 
 def _is_reminder(text: str) -> bool:
     t = text.lstrip()
-    return t.startswith("<system-reminder>") or t.startswith("<environment_context>") or \
-        t.startswith("<user_instructions>") or t.startswith("# AGENTS.md")
+    return (
+        t.startswith("<system-reminder>")
+        or t.startswith("<environment_context>")
+        or t.startswith("<user_instructions>")
+        or t.startswith("# AGENTS.md")
+    )
 
 
 def _anthropic_position(messages: list[Json]) -> tuple[str, int]:
@@ -452,8 +616,11 @@ def _anthropic_position(messages: list[Json]) -> tuple[str, int]:
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             index += 1
             continue
-        texts = [str(b.get("text", "")) for b in content
-                 if isinstance(b, dict) and b.get("type") == "text"]
+        texts = [
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text"
+        ]
         real = [t for t in texts if not _is_reminder(t)]
         if real:
             prompt, index = "\n".join(real), 0
@@ -474,17 +641,26 @@ def _claude_tool(server: FakeModelServer, step: Tool) -> tuple[str, Json]:
     if step.kind == "read":
         return "Read", {"file_path": server.abspath(a["path"])}
     if step.kind == "edit":
-        return "Edit", {"file_path": server.abspath(a["path"]), "old_string": a["old"],
-                        "new_string": a["new"]}
+        return "Edit", {
+            "file_path": server.abspath(a["path"]),
+            "old_string": a["old"],
+            "new_string": a["new"],
+        }
     if step.kind == "write":
         return "Write", {"file_path": server.abspath(a["path"]), "content": a["content"]}
     if step.kind == "plan":
         return "ExitPlanMode", {"plan": a["plan"]}
     if step.kind == "question":
-        return "AskUserQuestion", {"questions": [{
-            "question": a["question"], "header": a.get("header", "Question"),
-            "multiSelect": False,
-            "options": [{"label": lab, "description": desc} for lab, desc in a["options"]]}]}
+        return "AskUserQuestion", {
+            "questions": [
+                {
+                    "question": a["question"],
+                    "header": a.get("header", "Question"),
+                    "multiSelect": False,
+                    "options": [{"label": lab, "description": desc} for lab, desc in a["options"]],
+                }
+            ]
+        }
     raise ValueError(f"Claude has no tool for {step.kind!r}")
 
 
@@ -495,26 +671,40 @@ def _anthropic_message(server: FakeModelServer, reply: Reply, model: str) -> Jso
             content.append({"type": "text", "text": step.text})
         elif isinstance(step, Tool):
             name, args = _claude_tool(server, step)
-            content.append({"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24],
-                            "name": name, "input": args})
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": "toolu_" + uuid.uuid4().hex[:24],
+                    "name": name,
+                    "input": args,
+                }
+            )
     has_tool = any(c["type"] == "tool_use" for c in content)
-    return {"id": "msg_" + uuid.uuid4().hex[:24], "type": "message", "role": "assistant",
-            "model": model, "content": content,
-            "stop_reason": "tool_use" if has_tool else "end_turn", "stop_sequence": None,
-            "usage": {"input_tokens": 50, "output_tokens": 40}}
+    return {
+        "id": "msg_" + uuid.uuid4().hex[:24],
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": "tool_use" if has_tool else "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 50, "output_tokens": 40},
+    }
 
 
 def _responses_position(items: list[Json]) -> tuple[str, int]:
     prompt, index = "", 0
     for item in items:
         kind = item.get("type", "message")
-        if kind in ("function_call_output", "custom_tool_call_output",
-                    "local_shell_call_output"):
+        if kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
             index += 1
         elif kind == "message" and item.get("role") == "user":
             content = item.get("content")
-            texts = [content] if isinstance(content, str) else [
-                str(c.get("text", "")) for c in (content or []) if isinstance(c, dict)]
+            texts = (
+                [content]
+                if isinstance(content, str)
+                else [str(c.get("text", "")) for c in (content or []) if isinstance(c, dict)]
+            )
             real = [t for t in texts if not _is_reminder(t)]
             if real:
                 prompt, index = "\n".join(real), 0
@@ -555,12 +745,23 @@ def _codex_tool(server: FakeModelServer, step: Tool, tools: dict[str, Json]) -> 
         patch = _patch_for(server, step)
         spec = tools.get("apply_patch")
         if spec is not None and spec.get("type") == "custom":
-            return {"type": "custom_tool_call", "id": "ctc_" + call_id, "call_id": call_id,
-                    "name": "apply_patch", "input": patch, "status": "completed"}
+            return {
+                "type": "custom_tool_call",
+                "id": "ctc_" + call_id,
+                "call_id": call_id,
+                "name": "apply_patch",
+                "input": patch,
+                "status": "completed",
+            }
         if spec is not None:
-            return {"type": "function_call", "id": "fc_" + call_id, "call_id": call_id,
-                    "name": "apply_patch", "arguments": json.dumps({"input": patch}),
-                    "status": "completed"}
+            return {
+                "type": "function_call",
+                "id": "fc_" + call_id,
+                "call_id": call_id,
+                "name": "apply_patch",
+                "arguments": json.dumps({"input": patch}),
+                "status": "completed",
+            }
         # No apply_patch tool offered: codex also accepts the patch through the shell tool.
         step = Tool("bash", {"command": "apply_patch <<'EOF'\n" + patch + "EOF"})
     command = step.args["command"]
@@ -570,8 +771,14 @@ def _codex_tool(server: FakeModelServer, step: Tool, tools: dict[str, Json]) -> 
         name, args = "exec_command", {"cmd": command, "workdir": str(server.cwd)}
     else:
         name, args = "shell", {"command": ["bash", "-lc", command], "workdir": str(server.cwd)}
-    return {"type": "function_call", "id": "fc_" + call_id, "call_id": call_id, "name": name,
-            "arguments": json.dumps(args), "status": "completed"}
+    return {
+        "type": "function_call",
+        "id": "fc_" + call_id,
+        "call_id": call_id,
+        "name": name,
+        "arguments": json.dumps(args),
+        "status": "completed",
+    }
 
 
 def _gemini_position(contents: list[Json]) -> tuple[str, int]:
@@ -618,20 +825,30 @@ def _gemini_parts(server: FakeModelServer, step: Any, body: Json) -> list[Json]:
         return []
     a = step.args
     if step.kind == "bash":
-        call: Json = {"name": "run_shell_command",
-                      "args": {"command": a["command"], "description": a.get("description", "")}}
+        call: Json = {
+            "name": "run_shell_command",
+            "args": {"command": a["command"], "description": a.get("description", "")},
+        }
     elif step.kind == "read":
         key = _gemini_param(body, "read_file", ("file_path", "absolute_path", "path"))
         call = {"name": "read_file", "args": {key: server.abspath(a["path"])}}
     elif step.kind == "edit":
         key = _gemini_param(body, "replace", ("file_path", "absolute_path", "path"))
-        call = {"name": "replace", "args": {key: server.abspath(a["path"]),
-                                            "old_string": a["old"], "new_string": a["new"],
-                                            "instruction": a.get("description", "edit")}}
+        call = {
+            "name": "replace",
+            "args": {
+                key: server.abspath(a["path"]),
+                "old_string": a["old"],
+                "new_string": a["new"],
+                "instruction": a.get("description", "edit"),
+            },
+        }
     elif step.kind == "write":
         key = _gemini_param(body, "write_file", ("file_path", "absolute_path", "path"))
-        call = {"name": "write_file", "args": {key: server.abspath(a["path"]),
-                                               "content": a["content"]}}
+        call = {
+            "name": "write_file",
+            "args": {key: server.abspath(a["path"]), "content": a["content"]},
+        }
     else:
         return [{"text": f"(no {step.kind} tool here)"}]
     return [{"functionCall": call}]
@@ -641,9 +858,15 @@ def _gemini_chunk(parts: list[Json], model: str, final: bool) -> Json:
     cand: Json = {"content": {"role": "model", "parts": parts}, "index": 0}
     if final:
         cand["finishReason"] = "STOP"
-    return {"candidates": [cand], "modelVersion": model,
-            "usageMetadata": {"promptTokenCount": 50, "candidatesTokenCount": 40,
-                              "totalTokenCount": 90}}
+    return {
+        "candidates": [cand],
+        "modelVersion": model,
+        "usageMetadata": {
+            "promptTokenCount": 50,
+            "candidatesTokenCount": 40,
+            "totalTokenCount": 90,
+        },
+    }
 
 
 def _fill_schema(schema: Json) -> Any:
@@ -703,8 +926,10 @@ def _chat_text(step: Any) -> str:
             # aider's "diff" edit format: a SEARCH/REPLACE block; empty SEARCH = new file.
             old = a.get("old", "") if step.kind == "edit" else ""
             new = a.get("new", "") if step.kind == "edit" else a.get("content", "")
-            return (f"\n{a['path']}\n```\n<<<<<<< SEARCH\n{old}{chr(10) if old else ''}"
-                    f"=======\n{new.rstrip(chr(10))}\n>>>>>>> REPLACE\n```\n")
+            return (
+                f"\n{a['path']}\n```\n<<<<<<< SEARCH\n{old}{chr(10) if old else ''}"
+                f"=======\n{new.rstrip(chr(10))}\n>>>>>>> REPLACE\n```\n"
+            )
     return ""
 
 
@@ -712,4 +937,3 @@ def iter_log(path: Path) -> Iterator[Json]:
     if path.exists():
         for line in path.read_text().splitlines():
             yield json.loads(line)
-

@@ -14,8 +14,11 @@ from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, lab_home
 from tools.agentlab.script import Pause, Script, Text, Thinking, Tool, Turn
 
 SPINNER = r"esc to cancel, \d+s|\(esc to cancel"
-IDLE = Cue(r"Type your message", absent=SPINNER + r"|Allow execution|Apply this change|"
-           r"Waiting for user confirmation")
+IDLE = Cue(
+    r"Type your message",
+    absent=SPINNER + r"|Allow execution|Apply this change|"
+    r"Waiting for user confirmation",
+)
 WORKING = Cue(SPINNER)
 APPROVAL = Cue(r"Allow execution|Apply this change\?|Allow once")
 TRUST = Cue(r"Do you trust the files in this folder|Do you trust this folder|Trust folder")
@@ -24,29 +27,75 @@ DRAFT_IDLE = Cue(r"> +Do you want to proceed", absent=SPINNER)
 # Gemini redraws its whole live area every spinner tick (50-100 KB/s), so its turns are kept
 # shorter than the shared ones to keep each capture at a few hundred KB.
 GEMINI_TURNS = [
-    Turn(st.P_BASH, [
-        [Text("I'll remove the build directory."),
-         Tool("bash", {"command": "rm -rf build && sleep 1 && echo done",
-                       "description": "Remove the build directory"})],
-        [Text("Done: the build directory is gone.")],
-    ]),
-    Turn(st.P_EDIT, [
-        [Text("I'll update app.py."),
-         Tool("edit", {"path": "app.py", "old": "    print('hello')",
-                       "new": "    print('hello, world')", "description": "greet the world"})],
-        [Text("Now the notes file."),
-         Tool("write", {"path": "NOTES.md",
-                        "content": "# Notes\n\n- the greeting now says world\n"})],
-        [Text("Updated app.py and created NOTES.md.")],
-    ]),
-    Turn(st.P_THINK, [[
-        Thinking("**Weighing app.py** It has one function that prints a greeting; splitting "
-                 "formatting from printing would make it testable.", chunk=16, delay=0.1),
-        Text("I would split building the greeting from printing it, so it can be tested."),
-    ]]),
-    Turn(st.P_TEXT, [[Pause(0.3), Text(
-        "This project is a tiny Python demo: `app.py` defines `main()`, which prints a "
-        "greeting. There are no tests yet.", chunk=16, delay=0.05)]]),
+    Turn(
+        st.P_BASH,
+        [
+            [
+                Text("I'll remove the build directory."),
+                Tool(
+                    "bash",
+                    {
+                        "command": "rm -rf build && sleep 1 && echo done",
+                        "description": "Remove the build directory",
+                    },
+                ),
+            ],
+            [Text("Done: the build directory is gone.")],
+        ],
+    ),
+    Turn(
+        st.P_EDIT,
+        [
+            [
+                Text("I'll update app.py."),
+                Tool(
+                    "edit",
+                    {
+                        "path": "app.py",
+                        "old": "    print('hello')",
+                        "new": "    print('hello, world')",
+                        "description": "greet the world",
+                    },
+                ),
+            ],
+            [
+                Text("Now the notes file."),
+                Tool(
+                    "write",
+                    {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world\n"},
+                ),
+            ],
+            [Text("Updated app.py and created NOTES.md.")],
+        ],
+    ),
+    Turn(
+        st.P_THINK,
+        [
+            [
+                Thinking(
+                    "**Weighing app.py** It has one function that prints a greeting; splitting "
+                    "formatting from printing would make it testable.",
+                    chunk=16,
+                    delay=0.1,
+                ),
+                Text("I would split building the greeting from printing it, so it can be tested."),
+            ]
+        ],
+    ),
+    Turn(
+        st.P_TEXT,
+        [
+            [
+                Pause(0.3),
+                Text(
+                    "This project is a tiny Python demo: `app.py` defines `main()`, which prints a "
+                    "greeting. There are no tests yet.",
+                    chunk=16,
+                    delay=0.05,
+                ),
+            ]
+        ],
+    ),
 ]
 
 
@@ -57,8 +106,12 @@ def _start() -> list[Action]:
 def _ask(prompt: str) -> list[Action]:
     # A pause before Enter: an Enter that follows typed text too closely was sometimes taken
     # as part of a paste and did not submit (seen at 200x50).
-    return [Type(prompt), Sleep(0.7), Keys(("Enter",), "submit prompt"),
-            Expect("working", WORKING, "prompt submitted, agent working")]
+    return [
+        Type(prompt),
+        Sleep(0.7),
+        Keys(("Enter",), "submit prompt"),
+        Expect("working", WORKING, "prompt submitted, agent working"),
+    ]
 
 
 def _done(note: str = "turn finished, back at the input box") -> Expect:
@@ -74,51 +127,92 @@ def _scenarios() -> list[Scenario]:
     return [
         sc("startup", "launch with the workspace trusted; input box ready", _start()),
         sc("text", "a streamed text answer", _start(), _ask(st.P_TEXT), _done()),
-        sc("bash_yes", "shell confirmation approved (Allow once)",
-           _start(), _ask(st.P_BASH),
-           Expect("blocked", APPROVAL, "shell confirmation", settle=1.2),
-           Keys(("Enter",), "1. Allow once"),
-           Expect("working", WORKING, "approved; command running"),
-           _done()),
-        sc("bash_esc", "shell confirmation rejected with Esc",
-           _start(), _ask(st.P_BASH),
-           Expect("blocked", APPROVAL, "shell confirmation", settle=1.2),
-           Keys(("Escape",), "reject with Esc"),
-           _done("rejected with Esc; back at the input box")),
-        sc("bash_no", "shell confirmation rejected by choosing No",
-           _start(), _ask(st.P_BASH),
-           Expect("blocked", APPROVAL, "shell confirmation", settle=1.2),
-           PickOption(r"No\b", "choose the No option"),
-           _done("rejected with No; back at the input box")),
-        sc("interrupt_esc", "long streamed answer interrupted with Esc",
-           _start(), _ask(st.P_ESSAY),
-           Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.0),
-           Keys(("Escape",), "interrupt with Esc"),
-           Expect("idle", IDLE, "interrupted; back at the input box", settle=1.0)),
-        sc("interrupt_ctrlc", "long streamed answer interrupted with Ctrl-C",
-           _start(), _ask(st.P_ESSAY),
-           Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.0),
-           Keys(("C-c",), "interrupt with Ctrl-C"),
-           Expect("idle", IDLE, "interrupted; back at the input box", settle=1.0)),
-        sc("edit_write", "edit confirmation, then new-file confirmation, both approved",
-           _start(), _ask(st.P_EDIT),
-           Expect("blocked", APPROVAL, "edit confirmation (replace)", settle=1.2),
-           Keys(("Enter",), "1. Allow once"),
-           Expect("working", Cue(SPINNER, absent=APPROVAL.pattern), "edit approved"),
-           Expect("blocked", APPROVAL, "new-file confirmation (write_file)", settle=1.2),
-           Keys(("Enter",), "1. Allow once"),
-           _done()),
+        sc(
+            "bash_yes",
+            "shell confirmation approved (Allow once)",
+            _start(),
+            _ask(st.P_BASH),
+            Expect("blocked", APPROVAL, "shell confirmation", settle=1.2),
+            Keys(("Enter",), "1. Allow once"),
+            Expect("working", WORKING, "approved; command running"),
+            _done(),
+        ),
+        sc(
+            "bash_esc",
+            "shell confirmation rejected with Esc",
+            _start(),
+            _ask(st.P_BASH),
+            Expect("blocked", APPROVAL, "shell confirmation", settle=1.2),
+            Keys(("Escape",), "reject with Esc"),
+            _done("rejected with Esc; back at the input box"),
+        ),
+        sc(
+            "bash_no",
+            "shell confirmation rejected by choosing No",
+            _start(),
+            _ask(st.P_BASH),
+            Expect("blocked", APPROVAL, "shell confirmation", settle=1.2),
+            PickOption(r"No\b", "choose the No option"),
+            _done("rejected with No; back at the input box"),
+        ),
+        sc(
+            "interrupt_esc",
+            "long streamed answer interrupted with Esc",
+            _start(),
+            _ask(st.P_ESSAY),
+            Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.0),
+            Keys(("Escape",), "interrupt with Esc"),
+            Expect("idle", IDLE, "interrupted; back at the input box", settle=1.0),
+        ),
+        sc(
+            "interrupt_ctrlc",
+            "long streamed answer interrupted with Ctrl-C",
+            _start(),
+            _ask(st.P_ESSAY),
+            Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.0),
+            Keys(("C-c",), "interrupt with Ctrl-C"),
+            Expect("idle", IDLE, "interrupted; back at the input box", settle=1.0),
+        ),
+        sc(
+            "edit_write",
+            "edit confirmation, then new-file confirmation, both approved",
+            _start(),
+            _ask(st.P_EDIT),
+            Expect("blocked", APPROVAL, "edit confirmation (replace)", settle=1.2),
+            Keys(("Enter",), "1. Allow once"),
+            Expect("working", Cue(SPINNER, absent=APPROVAL.pattern), "edit approved"),
+            Expect("blocked", APPROVAL, "new-file confirmation (write_file)", settle=1.2),
+            Keys(("Enter",), "1. Allow once"),
+            _done(),
+        ),
         sc("long_output", "a long answer that scrolls", _start(), _ask(st.P_LONG), _done()),
-        sc("thinking", "thought parts streamed before the answer",
-           _start(), _ask(st.P_THINK), _done()),
-        sc("ask_back", "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",
-           _start(), _ask(st.P_ASKBACK), _done("turn finished; answer ends with a question")),
-        sc("draft", "prompt phrases typed into the input box, never sent (idle)",
-           _start(), Type(st.DRAFT, "draft with prompt phrases, not sent"),
-           Expect("idle", DRAFT_IDLE, "draft in the input box; still idle", settle=2.0)),
-        sc("trust_dialog", "start-up: folder trust dialog left unanswered",
-           Expect("blocked", TRUST, "folder trust dialog at start-up", timeout=60, settle=2.5),
-           seed_trust=False),
+        sc(
+            "thinking",
+            "thought parts streamed before the answer",
+            _start(),
+            _ask(st.P_THINK),
+            _done(),
+        ),
+        sc(
+            "ask_back",
+            "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",
+            _start(),
+            _ask(st.P_ASKBACK),
+            _done("turn finished; answer ends with a question"),
+        ),
+        sc(
+            "draft",
+            "prompt phrases typed into the input box, never sent (idle)",
+            _start(),
+            Type(st.DRAFT, "draft with prompt phrases, not sent"),
+            Expect("idle", DRAFT_IDLE, "draft in the input box; still idle", settle=2.0),
+        ),
+        sc(
+            "trust_dialog",
+            "start-up: folder trust dialog left unanswered",
+            Expect("blocked", TRUST, "folder trust dialog at start-up", timeout=60, settle=2.5),
+            seed_trust=False,
+        ),
     ]
 
 
@@ -127,8 +221,9 @@ class Gemini(AgentSpec):
     folder = "gemini-cli"
 
     def binary(self) -> Path:
-        return lab_home() / "npm" / "node_modules" / "@google" / "gemini-cli" / "bundle" / \
-            "gemini.js"
+        return (
+            lab_home() / "npm" / "node_modules" / "@google" / "gemini-cli" / "bundle" / "gemini.js"
+        )
 
     @functools.cache  # noqa: B019 - one spec object per process; the version never changes
     def version(self) -> str:
@@ -150,20 +245,29 @@ class Gemini(AgentSpec):
         gem.mkdir()
         trusted = bool(scenario.options.get("seed_trust", True))
         settings = {
-            "security": {"auth": {"selectedType": "gemini-api-key"},
-                         "folderTrust": {"enabled": not trusted}},
+            "security": {
+                "auth": {"selectedType": "gemini-api-key"},
+                "folderTrust": {"enabled": not trusted},
+            },
             "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
             "privacy": {"usageStatisticsEnabled": False},
             "telemetry": {"enabled": False},
         }
         (gem / "settings.json").write_text(json.dumps(settings, indent=1))
-        env = {**BASE_ENV, "HOME": str(dirs.home), "GEMINI_API_KEY": "agentlab-fake-key",
-               "GOOGLE_GEMINI_BASE_URL": url, "GEMINI_CLI_NO_RELAUNCH": "true"}
+        env = {
+            **BASE_ENV,
+            "HOME": str(dirs.home),
+            "GEMINI_API_KEY": "agentlab-fake-key",
+            "GOOGLE_GEMINI_BASE_URL": url,
+            "GEMINI_CLI_NO_RELAUNCH": "true",
+        }
         if trusted:
             env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
         node = shutil.which("node") or "/usr/bin/node"
         return [node, str(self.binary())], env
 
     def installed(self) -> bool:
-        return self.binary().exists() and subprocess.run(
-            ["node", "--version"], capture_output=True).returncode == 0
+        return (
+            self.binary().exists()
+            and subprocess.run(["node", "--version"], capture_output=True).returncode == 0
+        )

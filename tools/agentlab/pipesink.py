@@ -14,8 +14,10 @@ import time
 
 def main(base: str) -> int:
     total = 0
-    with open(base + ".bytes", "ab", buffering=0) as out, \
-            open(base + ".timing", "a", buffering=1) as timing:
+    with (
+        open(base + ".bytes", "ab", buffering=0) as out,
+        open(base + ".timing", "a", buffering=1) as timing,
+    ):
         while True:
             data = os.read(0, 65536)
             if not data:

@@ -52,8 +52,9 @@ def outside_sync(data: bytes, bounds: list[int]) -> list[int]:
     """The boundaries not inside a synchronized update (`ESC[?2026h` ... `ESC[?2026l`): a
     terminal shows such a frame only whole, so a read boundary in its middle is a screen no
     one ever saw (Codex wraps every frame in one; a pipe read can end anywhere)."""
-    marks = sorted([(m, 1) for m in _find_all(data, SYNC_BEGIN)]
-                   + [(m, 0) for m in _find_all(data, SYNC_END)])
+    marks = sorted(
+        [(m, 1) for m in _find_all(data, SYNC_BEGIN)] + [(m, 0) for m in _find_all(data, SYNC_END)]
+    )
     out: list[int] = []
     inside = False
     i = 0
@@ -74,8 +75,14 @@ def _find_all(data: bytes, needle: bytes) -> list[int]:
     return found
 
 
-def refine_offsets(data: bytes, cols: int, rows: int, segments: list[dict[str, Any]],
-                   events: list[dict[str, Any]], boundaries: list[int]) -> None:
+def refine_offsets(
+    data: bytes,
+    cols: int,
+    rows: int,
+    segments: list[dict[str, Any]],
+    events: list[dict[str, Any]],
+    boundaries: list[int],
+) -> None:
     """Set `offset_exact` (or None) and `offset` on each labelled segment, in place."""
     bounds = sorted({b for b in boundaries if 0 < b <= len(data)} | {len(data)})
     bounds = outside_sync(data, bounds)
@@ -94,8 +101,13 @@ def refine_offsets(data: bytes, cols: int, rows: int, segments: list[dict[str, A
         later = [e["offset"] for e in events if e["t"] > seg["t"] and e["event"] != "launch"]
         hi = min(later) if later else len(data)
         hi = max(hi, seg["offset_polled"])
-        cue = Cue(seg["cue"], seg.get("absent"), int(seg.get("tail") or 0),
-                  seg.get("title"), seg.get("title_absent"))
+        cue = Cue(
+            seg["cue"],
+            seg.get("absent"),
+            int(seg.get("tail") or 0),
+            seg.get("title"),
+            seg.get("title_absent"),
+        )
         window = [b for b in bounds if lo < b <= hi]
         found = _first_match(data, cols, rows, cue, window)
         seg["offset_exact"] = found
@@ -110,10 +122,19 @@ def relabel(labels_path: Path) -> bool:
     base = str(labels_path).removesuffix(".labels.json")
     data = Path(base + ".bytes").read_bytes()
     timing = Path(base + ".timing")
-    boundaries = [int(line.split()[0]) for line in timing.read_text().splitlines()
-                  if line.strip()] if timing.exists() else []
+    boundaries = (
+        [int(line.split()[0]) for line in timing.read_text().splitlines() if line.strip()]
+        if timing.exists()
+        else []
+    )
     before = [seg["offset"] for seg in labels["segments"]]
-    refine_offsets(data, int(labels["cols"]), int(labels["rows"]), labels["segments"],
-                   labels["driver_events"], boundaries)
+    refine_offsets(
+        data,
+        int(labels["cols"]),
+        int(labels["rows"]),
+        labels["segments"],
+        labels["driver_events"],
+        boundaries,
+    )
     labels_path.write_text(json.dumps(labels, indent=1, ensure_ascii=False) + "\n")
     return before != [seg["offset"] for seg in labels["segments"]]
