@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +100,6 @@ class Manifest:
     process_args: tuple[re.Pattern[str], ...]
     rules: tuple[Rule, ...]
     source: str = ""
-    regions: frozenset[Region] = field(default_factory=frozenset)
     answer: Answer | None = None  # None: osf-tmux cannot answer this agent's prompts
 
 
@@ -184,8 +183,7 @@ def parse_manifest(data: Mapping[str, Any], source: str) -> Manifest:
 
     if problems.items:
         raise ManifestError(problems.items)
-    regions = frozenset(c.region for r in rules for c in (*r.all, *r.any, *r.not_))
-    return Manifest(agent, display, processes, process_args, tuple(rules), source, regions, answer)
+    return Manifest(agent, display, processes, process_args, tuple(rules), source, answer)
 
 
 def _parse_answer(raw: Any, problems: _Problems) -> Answer | None:

@@ -48,12 +48,6 @@ def process_argv(pid: int, proc: Path = PROC) -> list[str]:
     return _ps_args(pid)
 
 
-def foreground_argv(pane_pid: int, proc: Path = PROC) -> list[str]:
-    """argv of the process leading the pane's foreground group ([] if unknown)."""
-    pgid = foreground_pgid(pane_pid, proc)
-    return process_argv(pgid, proc) if pgid is not None else []
-
-
 def foreground_commands(pane_pid: int, proc: Path = PROC, limit: int = 16) -> list[list[str]]:
     """argv of the foreground group's leader, then of its descendants (nearest first).
 

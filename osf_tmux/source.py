@@ -13,7 +13,7 @@ import os
 import re
 import shlex
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from osf_tmux.tmux import SEP, Tmux
@@ -91,7 +91,6 @@ class PipeFactory:
     """Makes FIFOs in the daemon's runtime directory and attaches them with `pipe-pane -O`."""
 
     directory: Path
-    made: dict[str, PanePipe] = field(default_factory=dict)
 
     def prepare(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)

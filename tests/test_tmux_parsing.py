@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.process import foreground_argv, foreground_commands, foreground_pgid
+from osf_tmux.process import foreground_commands, foreground_pgid
 from osf_tmux.source import parse_captures
 from osf_tmux.tmux import PANE_FIELDS, SEP, ServerSpec, parse_panes
 
@@ -78,8 +78,8 @@ def test_foreground_from_proc(tmp_path: Path) -> None:
     (tmp_path / "10" / "stat").write_text("10 (ba sh) (x)) S 1 10 10 34816 20 4194304 0\n")
     (tmp_path / "20" / "cmdline").write_bytes(b"node\0/usr/lib/gemini/cli.js\0--yolo\0")
     assert foreground_pgid(10, tmp_path) == 20
-    assert foreground_argv(10, tmp_path) == ["node", "/usr/lib/gemini/cli.js", "--yolo"]
-    assert foreground_argv(99, tmp_path) == []
+    assert foreground_commands(10, tmp_path) == [["node", "/usr/lib/gemini/cli.js", "--yolo"]]
+    assert foreground_commands(99, tmp_path) == []
 
 
 def test_only_our_hook_entries_are_found() -> None:
