@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools.agentlab import stories as st
 from tools.agentlab.actions import Action
 from tools.agentlab.script import Script
 
@@ -92,3 +94,29 @@ class AgentSpec:
             ["git", "commit", "-q", "-m", "initial", "--allow-empty"],
         ):
             subprocess.run(cmd, cwd=dirs.proj, env=env, check=True, capture_output=True)
+
+
+Steps = Action | list[Action]
+
+
+def answer_turns(
+    sc: Callable[..., Scenario],
+    start: Callable[[], Steps],
+    ask: Callable[[str], Steps],
+    done: Callable[..., Steps],
+    thinking: str,
+    long_output: str,
+) -> list[Scenario]:
+    """The scenarios that are one plain turn for every agent (ask, the agent answers, idle):
+    only how each agent starts, is asked and finishes differs, and the words for its UI."""
+    return [
+        sc("long_output", long_output, start(), ask(st.P_LONG), done()),
+        sc("thinking", thinking, start(), ask(st.P_THINK), done()),
+        sc(
+            "ask_back",
+            "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",
+            start(),
+            ask(st.P_ASKBACK),
+            done("turn finished; answer ends with a question"),
+        ),
+    ]

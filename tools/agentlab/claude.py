@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Type, flatten
-from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, lab_home
+from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, answer_turns, lab_home
 from tools.agentlab.script import Script
 
 API_KEY = "sk-ant-api03-agentlab-fake-key-0123456789abcdefghij"
@@ -146,26 +146,13 @@ def _scenarios() -> list[Scenario]:
             Expect("working", WORKING, "answered; agent working"),
             _done(),
         ),
-        sc(
-            "long_output",
-            "a long answer that scrolls the transcript",
-            _start(),
-            _ask(st.P_LONG),
-            _done(),
-        ),
-        sc(
-            "thinking",
+        *answer_turns(
+            sc,
+            _start,
+            _ask,
+            _done,
             "a thinking block streamed before the answer",
-            _start(),
-            _ask(st.P_THINK),
-            _done(),
-        ),
-        sc(
-            "ask_back",
-            "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",
-            _start(),
-            _ask(st.P_ASKBACK),
-            _done("turn finished; answer ends with a question"),
+            "a long answer that scrolls the transcript",
         ),
         sc(
             "draft",

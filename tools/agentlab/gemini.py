@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Sleep, Type, flatten
-from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, lab_home
+from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, answer_turns, lab_home
 from tools.agentlab.script import Pause, Script, Text, Thinking, Tool, Turn
 
 SPINNER = r"esc to cancel, \d+s|\(esc to cancel"
@@ -185,20 +185,13 @@ def _scenarios() -> list[Scenario]:
             Keys(("Enter",), "1. Allow once"),
             _done(),
         ),
-        sc("long_output", "a long answer that scrolls", _start(), _ask(st.P_LONG), _done()),
-        sc(
-            "thinking",
+        *answer_turns(
+            sc,
+            _start,
+            _ask,
+            _done,
             "thought parts streamed before the answer",
-            _start(),
-            _ask(st.P_THINK),
-            _done(),
-        ),
-        sc(
-            "ask_back",
-            "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",
-            _start(),
-            _ask(st.P_ASKBACK),
-            _done("turn finished; answer ends with a question"),
+            "a long answer that scrolls",
         ),
         sc(
             "draft",
