@@ -7,8 +7,16 @@ import subprocess
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Action, Cue, Expect, Keys, Type, flatten
-from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, answer_turns, lab_home
+from tools.agentlab.actions import Action, Cue, Expect, Keys, Type
+from tools.agentlab.base import (
+    BASE_ENV,
+    AgentSpec,
+    RunDirs,
+    Scenario,
+    answer_turns,
+    lab_home,
+    scenario_maker,
+)
 from tools.agentlab.script import Pause, Script, Text, Tool, Turn
 
 # aider prints plain lines: the prompt is the last line (`> ` or `whole> `), a question ends
@@ -80,8 +88,7 @@ def _answer(key: str, note: str) -> list[Action]:
 def _scenarios() -> list[Scenario]:
     script = Script(AIDER_TURNS + st.ALL_TURNS)
 
-    def sc(name: str, desc: str, *steps: Action | list[Action], **options: object) -> Scenario:
-        return Scenario(name, desc, script, flatten(steps), st.PROJECT_FILES, dict(options))
+    sc = scenario_maker(script)
 
     return [
         sc("startup", "launch; input prompt ready", _start()),

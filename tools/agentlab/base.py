@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Action
+from tools.agentlab.actions import Action, flatten
 from tools.agentlab.script import Script
 
 
@@ -97,6 +97,16 @@ class AgentSpec:
 
 
 Steps = Action | list[Action]
+
+
+def scenario_maker(script: Script) -> Callable[..., Scenario]:
+    """`sc(name, description, *steps, **options)`: a scenario of this agent's script, played in
+    the shared project."""
+
+    def sc(name: str, desc: str, *steps: Steps, **options: object) -> Scenario:
+        return Scenario(name, desc, script, flatten(steps), st.PROJECT_FILES, dict(options))
+
+    return sc
 
 
 def answer_turns(

@@ -8,8 +8,16 @@ import subprocess
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Type, flatten
-from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, answer_turns, lab_home
+from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Type
+from tools.agentlab.base import (
+    BASE_ENV,
+    AgentSpec,
+    RunDirs,
+    Scenario,
+    answer_turns,
+    lab_home,
+    scenario_maker,
+)
 from tools.agentlab.script import Script
 
 API_KEY = "sk-ant-api03-agentlab-fake-key-0123456789abcdefghij"
@@ -59,8 +67,7 @@ def _blocked(cue: Cue, note: str) -> Expect:
 def _scenarios() -> list[Scenario]:
     script = Script(st.ALL_TURNS)
 
-    def sc(name: str, desc: str, *steps: Action | list[Action], **options: object) -> Scenario:
-        return Scenario(name, desc, script, flatten(steps), st.PROJECT_FILES, dict(options))
+    sc = scenario_maker(script)
 
     plan_start = Expect("idle", IDLE, "startup finished in plan mode", timeout=60, settle=0.8)
     return [

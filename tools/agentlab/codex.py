@@ -8,8 +8,16 @@ import subprocess
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Type, flatten
-from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, answer_turns, lab_home
+from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Type
+from tools.agentlab.base import (
+    BASE_ENV,
+    AgentSpec,
+    RunDirs,
+    Scenario,
+    answer_turns,
+    lab_home,
+    scenario_maker,
+)
 from tools.agentlab.script import Pause, Script, Text, Tool, Turn
 
 # Working is labelled by the status row above the composer (`• Working (0s • esc to
@@ -113,8 +121,7 @@ def _scenarios() -> list[Scenario]:
     # Codex-specific turns first: the shared ones would answer the same prompts otherwise.
     script = Script(CODEX_TURNS + st.ALL_TURNS)
 
-    def sc(name: str, desc: str, *steps: Action | list[Action], **options: object) -> Scenario:
-        return Scenario(name, desc, script, flatten(steps), st.PROJECT_FILES, dict(options))
+    sc = scenario_maker(script)
 
     return [
         sc("startup", "launch with the project trusted; composer ready", _start()),

@@ -9,8 +9,16 @@ import subprocess
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Sleep, Type, flatten
-from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, answer_turns, lab_home
+from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Sleep, Type
+from tools.agentlab.base import (
+    BASE_ENV,
+    AgentSpec,
+    RunDirs,
+    Scenario,
+    answer_turns,
+    lab_home,
+    scenario_maker,
+)
 from tools.agentlab.script import Pause, Script, Text, Thinking, Tool, Turn
 
 SPINNER = r"esc to cancel, \d+s|\(esc to cancel"
@@ -121,8 +129,7 @@ def _done(note: str = "turn finished, back at the input box") -> Expect:
 def _scenarios() -> list[Scenario]:
     script = Script(GEMINI_TURNS + st.ALL_TURNS)
 
-    def sc(name: str, desc: str, *steps: Action | list[Action], **options: object) -> Scenario:
-        return Scenario(name, desc, script, flatten(steps), st.PROJECT_FILES, dict(options))
+    sc = scenario_maker(script)
 
     return [
         sc("startup", "launch with the workspace trusted; input box ready", _start()),
