@@ -12,11 +12,11 @@ its dialog is drawn). The published `@osf_state` is not trusted: it may be a swe
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from osf_tmux.classify import Verdict, classify
+from osf_tmux.clock import Clock, SystemClock
 from osf_tmux.combine import Observation, PaneTracker, Report, Timing
 from osf_tmux.daemon import screen_from_capture
 from osf_tmux.identify import manifest_for
@@ -48,10 +48,11 @@ def look(
     *,
     identify: Callable[[int], list[list[str]]] = foreground_commands,
     timing: Timing | None = None,
-    wall: float | None = None,
+    clock: Clock | None = None,
 ) -> PaneLook:
     timing = timing or Timing()
-    wall = time.time() if wall is None else wall
+    clock = clock or SystemClock()
+    wall = clock.wall()
     try:
         infos = parse_panes(tmux.run("display-message", "-p", "-t", target, list_panes_format()))
     except TmuxError as exc:
@@ -66,7 +67,7 @@ def look(
         if cap is not None:
             verdict = classify(screen_from_capture(cap).snapshot(), manifest)
     obs = Observation(manifest is not None, verdict, True, Report.parse(info.report))
-    state = PaneTracker(timing).update(obs, time.monotonic(), wall).state
+    state = PaneTracker(timing).update(obs, clock.now(), wall).state
     return PaneLook(info, manifest, verdict, state)
 
 
