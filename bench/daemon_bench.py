@@ -1,6 +1,6 @@
 """Daemon benchmarks on a private tmux server (never the default one). Prints numbers.
 
-  python bench/daemon_bench.py latency [--trials 30]   prompt bytes -> @osf_state=blocked
+  python bench/daemon_bench.py latency [--trials 30] [--busy 9]   prompt bytes -> blocked
   python bench/daemon_bench.py load [--panes 10] [--seconds 30]   CPU and RSS, spinners at 10 Hz
   python bench/daemon_bench.py flood [--seconds 5]     a pane flooding at full speed
   python bench/daemon_bench.py rest [--panes 10]       tmux calls per second when nothing happens
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -30,11 +31,17 @@ SPINNER = ROOT / "bench" / "fake_spinner.py"
 
 
 def proc_times(pid: int) -> tuple[float, int]:
-    """(CPU seconds used, RSS in kB) of a process, from /proc."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rfind(")") + 2 :].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    cpu = (int(fields[11]) + int(fields[12])) / ticks
+    """(CPU seconds used, RSS in kB) of a process, from /proc.
+
+    The scheduler's own count of time on a CPU (schedstat, in ns) when the kernel has it:
+    utime/stime are sampled at each clock tick, coarse for a process that runs in short bursts."""
+    try:
+        cpu = int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        fields = stat[stat.rfind(")") + 2 :].split()
+        ticks = os.sysconf("SC_CLK_TCK")
+        cpu = (int(fields[11]) + int(fields[12])) / ticks
     rss = 0
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -55,7 +62,7 @@ def blocked_cases() -> list[tuple[Capture, int, int]]:
     return out
 
 
-def latency(trials: int) -> None:
+def latency(trials: int, busy: int) -> None:
     cases = blocked_cases()
     if not cases:
         sys.exit("no capture with a working -> blocked transition under captures/")
@@ -64,8 +71,13 @@ def latency(trials: int) -> None:
         server.start()
         daemon = DaemonProcess(server, Path(tmp))
         try:
+            # Other agents drawing meanwhile: the daemon then gathers frames per wake-up.
+            for _ in range(busy):
+                pane = server.new_pane([sys.executable, str(SPINNER), "10"], 120, 32)
+                server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
             daemon.start()
             results = []
+            rng = random.Random(7)
             for i in range(trials):
                 cap, working_at, blocked_at = cases[i % len(cases)]
                 size, agent = cap.size(), cap.agent()
@@ -81,6 +93,9 @@ def latency(trials: int) -> None:
                     retry_until(lambda: _known(daemon, pane), timeout=5)  # noqa: B023
                     feeder.write(data[:working_at])
                     retry_until(lambda: shows("working"), timeout=5)
+                    # The poll above returns just after a wake-up of the daemon: without a
+                    # random pause every prompt would land at the same phase of its loop.
+                    time.sleep(rng.uniform(0.0, 0.2))
                     t0 = time.monotonic()
                     feeder.write(data[working_at:blocked_at])
                     retry_until(lambda: shows("blocked"), timeout=5, interval=0.002)
@@ -91,7 +106,8 @@ def latency(trials: int) -> None:
             ms = sorted(r * 1000 for r in results)
             print(
                 f"latency over {len(ms)} prompts ({len(cases)} distinct, agents: "
-                f"{sorted({c.agent() or '?' for c, _, _ in cases})}):"
+                f"{sorted({c.agent() or '?' for c, _, _ in cases})}), "
+                f"{busy} other panes spinning at 10 Hz:"
             )
             print(
                 f"  p50 {statistics.median(ms):.0f} ms   p90 {ms[int(len(ms) * 0.9) - 1]:.0f} ms"
@@ -227,6 +243,7 @@ def main() -> None:
     sub = ap.add_subparsers(dest="what", required=True)
     lat = sub.add_parser("latency")
     lat.add_argument("--trials", type=int, default=30)
+    lat.add_argument("--busy", type=int, default=0, help="other panes spinning meanwhile")
     ld = sub.add_parser("load")
     ld.add_argument("--panes", type=int, default=10)
     ld.add_argument("--seconds", type=float, default=30)
@@ -238,7 +255,7 @@ def main() -> None:
     fl.add_argument("--seconds", type=float, default=5)
     args = ap.parse_args()
     if args.what == "latency":
-        latency(args.trials)
+        latency(args.trials, args.busy)
     elif args.what == "load":
         load(args.panes, args.seconds, args.rate)
     elif args.what == "rest":

@@ -34,6 +34,9 @@ class PanePipe:
     read_fd: int
     keep_fd: int
     writer_pid: int | None = None
+    # The FIFO's modification stamp (ns) as last seen by `write_stamp`.
+    stamp_ns: int = 0
+    drained: bool = False  # the last `read` left the FIFO empty
 
     @property
     def pid_path(self) -> Path:
@@ -59,23 +62,46 @@ class PanePipe:
         return False
 
     def read(self, limit: int = 8) -> bytes:
-        """Everything available now (at most `limit` reads); b'' when there is nothing."""
+        """Everything available now (at most `limit` reads); b'' when there is nothing.
+        `drained` says whether the FIFO was left empty."""
         chunks = []
+        self.drained = False
         for _ in range(limit):
             try:
                 chunk = os.read(self.read_fd, READ_SIZE)
             except BlockingIOError:
+                self.drained = True
                 break
             except OSError as exc:
                 if exc.errno in (errno.EAGAIN, errno.EINTR):
                     break
                 raise
             if not chunk:
+                self.drained = True
                 break
             chunks.append(chunk)
             if len(chunk) < READ_SIZE:
+                self.drained = True
                 break
         return b"".join(chunks)
+
+    def write_stamp(self) -> float | None:
+        """When the latest write into the FIFO happened, in wall-clock seconds, or None when
+        that cannot be told.
+
+        Linux stamps a FIFO's mtime on every write, from its coarse clock (a tick, about 4 ms,
+        behind). So after a read, the stamp says how long the pane has been quiet already, and
+        a frame that went quiet before the read need not be looked at again to know it is
+        complete. A stamp that has not moved since the last call is no evidence: the
+        filesystem may not keep it, or two writes fell within one tick."""
+        try:
+            stamp = os.fstat(self.read_fd).st_mtime_ns
+        except OSError:
+            return None
+        if stamp == self.stamp_ns:
+            return None
+        self.stamp_ns = stamp
+        return stamp / 1e9
 
     def close(self) -> None:
         for fd in (self.read_fd, self.keep_fd):
@@ -106,7 +132,7 @@ class PipeFactory:
         read_fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         keep_fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         _widen(read_fd)
-        pipe = PanePipe(path, read_fd, keep_fd)
+        pipe = PanePipe(path, read_fd, keep_fd, stamp_ns=os.fstat(read_fd).st_mtime_ns)
         with contextlib.suppress(FileNotFoundError):
             pipe.pid_path.unlink()
         return pipe
