@@ -122,7 +122,7 @@ def _known(daemon: DaemonProcess, pane: str) -> bool:
     return any(p.get("pane") == pane and p.get("agent") for p in daemon.status().get("panes", []))
 
 
-def load(panes: int, seconds: float, rate: float) -> None:
+def load(panes: int, seconds: float, rate: float, agent: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         server = TmuxServer()
         server.start()
@@ -131,18 +131,24 @@ def load(panes: int, seconds: float, rate: float) -> None:
             ids = []
             for _ in range(panes):
                 pane = server.new_pane([sys.executable, str(SPINNER), str(rate)], 120, 32)
-                server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
+                server.cmd("set-option", "-p", "-t", pane, "@osf-agent", agent)
                 ids.append(pane)
             daemon.start()
             assert daemon.proc is not None
             pid = daemon.proc.pid
+            # Claude's rules see the spinner screen as working; other agents' rules may not.
+            want = "working" if agent == "claude" else None
             retry_until(
                 lambda: (
-                    sum(1 for p in daemon.status().get("panes", []) if p.get("state") == "working")
+                    sum(
+                        1
+                        for p in daemon.status().get("panes", [])
+                        if p.get("state") and (want is None or p.get("state") == want)
+                    )
                     == panes
                 ),
                 timeout=15,
-                what="every spinner pane working",
+                what="every spinner pane judged",
             )
             time.sleep(2)  # let start-up work (seeding) finish before measuring
             cpu0, _ = proc_times(pid)
@@ -152,7 +158,8 @@ def load(panes: int, seconds: float, rate: float) -> None:
             wall = time.monotonic() - t0
             calls = daemon.status().get("counters", {})
             print(
-                f"{panes} panes spinning at {rate:g} Hz for {wall:.0f} s: daemon CPU "
+                f"{panes} panes spinning at {rate:g} Hz ({agent} rules) for {wall:.0f} s: "
+                f"daemon CPU "
                 f"{100 * (cpu1 - cpu0) / wall:.2f} % of a core, RSS {rss / 1024:.1f} MB"
             )
             print(f"  counters: {calls}")
@@ -248,6 +255,12 @@ def main() -> None:
     ld.add_argument("--panes", type=int, default=10)
     ld.add_argument("--seconds", type=float, default=30)
     ld.add_argument("--rate", type=float, default=10)
+    ld.add_argument(
+        "--agent",
+        default="claude",
+        help="whose rules judge the spinner screen (claude: a ticking row no rule looks at "
+        "skips classification; codex, gemini, aider: rules that span lines classify every frame)",
+    )
     rs = sub.add_parser("rest")
     rs.add_argument("--panes", type=int, default=10)
     rs.add_argument("--seconds", type=float, default=30)
@@ -257,7 +270,7 @@ def main() -> None:
     if args.what == "latency":
         latency(args.trials, args.busy)
     elif args.what == "load":
-        load(args.panes, args.seconds, args.rate)
+        load(args.panes, args.seconds, args.rate, args.agent)
     elif args.what == "rest":
         rest(args.panes, args.seconds)
     else:

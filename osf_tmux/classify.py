@@ -6,8 +6,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from osf_tmux.line_local import is_line_local
 from osf_tmux.manifest import Condition, Manifest, Rule
-from osf_tmux.regions import Region
+from osf_tmux.regions import Region, is_rule_row
 from osf_tmux.snapshot import Snapshot
 
 DEFAULT_STATE = "idle"
@@ -69,7 +70,17 @@ class _Plan:
     """A manifest laid out for `classify`: regions numbered, conditions as (search, region
     index), one Verdict per rule. Built once per manifest; the rules themselves are untouched."""
 
-    __slots__ = ("default", "manifest", "regions", "rules")
+    __slots__ = (
+        "default",
+        "line_local",
+        "manifest",
+        "regions",
+        "rules",
+        "searches",
+        "sees_cursor",
+        "sees_title",
+        "signatures",
+    )
 
     def __init__(self, manifest: Manifest) -> None:
         self.manifest = manifest
@@ -84,6 +95,32 @@ class _Plan:
         )
         self.regions = tuple(index)
         self.default = Verdict(DEFAULT_STATE, None, manifest.agent)
+        patterns = {c.pattern: None for r in manifest.rules for c in (*r.all, *r.any, *r.not_)}
+        self.searches = tuple(p.search for p in patterns)
+        self.line_local = all(is_line_local(p) for p in patterns)
+        self.sees_cursor = any(r.kind == "cursor_row" for r in self.regions)
+        self.sees_title = any(r.kind == "title" for r in self.regions)
+        self.signatures: dict[str, tuple[bool, ...]] = {}
+
+    def signature(self, row: str) -> tuple[bool, ...]:
+        """Everything the rules can see of one row: whether it is blank (tail regions skip
+        blank rows), whether it is a rule (below_rule/above_rule split there), and which
+        patterns match in it."""
+        sig = self.signatures.get(row)
+        if sig is None:
+            if len(self.signatures) >= _SIGNATURES_MAX:
+                self.signatures.clear()
+            sig = self.signatures[row] = (
+                not row or row.isspace(),
+                is_rule_row(row),
+                *(search(row) is not None for search in self.searches),
+            )
+        return sig
+
+
+# Rows recur from frame to frame (a spinner cycles through a few glyphs); bounded so that
+# scrolling output cannot grow it.
+_SIGNATURES_MAX = 4096
 
 
 # By id(manifest); a plan keeps its manifest alive, so an id cannot be reused under it.
@@ -133,6 +170,27 @@ def classify(snap: Snapshot, manifest: Manifest) -> Verdict:
             else:
                 return verdict
     return plan.default
+
+
+def same_verdict(before: Snapshot, after: Snapshot, manifest: Manifest) -> bool:
+    """True when `after` is bound to get the verdict `before` got: the same screen, or, when
+    every pattern of the manifest matches within single lines (line_local.py), a screen whose
+    changed rows look the same to every pattern and to the regions. A spinner or a clock
+    ticking in a row no rule looks at then costs no classification. False means: classify."""
+    if before == after:
+        return True
+    plan = _plan(manifest)
+    if not plan.line_local or len(before.rows) != len(after.rows):
+        return False
+    if plan.sees_title and before.title != after.title:
+        return False
+    if plan.sees_cursor and before.cursor[1] != after.cursor[1]:
+        return False
+    signature = plan.signature
+    for old, new in zip(before.rows, after.rows, strict=True):
+        if old is not new and old != new and signature(old) != signature(new):
+            return False
+    return True
 
 
 def explain(snap: Snapshot, manifest: Manifest) -> tuple[Verdict, list[RuleTrace]]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from osf_tmux import tmux_hooks
-from osf_tmux.classify import Verdict, classify
+from osf_tmux.classify import Verdict, classify, same_verdict
 from osf_tmux.clock import Clock, SystemClock
 from osf_tmux.combine import Observation, PaneState, PaneTracker, Report, Timing
 from osf_tmux.identify import manifest_for
@@ -377,10 +377,15 @@ class Daemon:
         snap = None
         if w.manifest is not None and w.screen is not None:
             snap = w.screen.snapshot()
-            # Frames that change nothing visible (a redraw of the same text) are common.
-            if w.judged is None or w.judged[1] is not w.manifest or w.judged[0] != snap:
+            judged = w.judged
+            if (
+                w.verdict is None
+                or judged is None
+                or judged[1] is not w.manifest
+                or not same_verdict(judged[0], snap, w.manifest)
+            ):
                 w.verdict = classify(snap, w.manifest)
-                w.judged = (snap, w.manifest)
+            w.judged = (snap, w.manifest)
         else:
             w.verdict = None
         before = w.tracker.current

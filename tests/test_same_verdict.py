@@ -1,0 +1,183 @@
+"""`same_verdict` lets the daemon skip classifying a frame: it must never say "same" when
+classifying would say otherwise, and it should say so for a spinner ticking in a row no rule
+looks at. `is_line_local` is what makes that sound."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from osf_tmux.classify import classify, same_verdict
+from osf_tmux.corpus import find_captures
+from osf_tmux.line_local import is_line_local
+from osf_tmux.manifest import Manifest, parse_manifest
+from osf_tmux.ruleset import RuleSet, load_rules
+from osf_tmux.screen import PaneScreen
+from osf_tmux.snapshot import Snapshot
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def rules() -> RuleSet:
+    return load_rules(None)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        r"^[ \t]*❯[ \t]+\d{1,2}\.[ \t]+\S",
+        r"(?i)\b(esc|ctrl\+c) to interrupt\b",
+        r"^[ \t]*❯[ \t]+(\d{1,2}\.[ \t]+)?[^\s/]",  # a negated set that holds the newline
+        r"^(?![ \t]*[❯>│]).*\(.*\)$",
+        r"\d+s\b|(?:tokens?)",
+        r"(?>ab)+c" if hasattr(re, "NOFLAG") else r"(?:ab)+c",
+    ],
+)
+def test_patterns_within_a_line(source: str) -> None:
+    assert is_line_local(re.compile(source, re.MULTILINE))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        r"a\nb",
+        r"press\s+esc",  # \s takes a newline
+        r"[^x]",
+        r"(?s)a.b",
+        r"a(?s:.)b",
+        r"\[(Yes|No)\]:\Z",
+        r"\Aidle",
+        r"(a)\1",
+        r"a[\s\S]b",
+        r"x\Wy",
+        r"a(?=\n)",
+    ],
+)
+def test_patterns_that_may_cross_lines(source: str) -> None:
+    assert not is_line_local(re.compile(source, re.MULTILINE))
+
+
+def test_anchors_need_multiline() -> None:
+    assert not is_line_local(re.compile(r"^idle$"))
+    assert is_line_local(re.compile(r"^idle$", re.MULTILINE))
+    assert not is_line_local(re.compile(r"(?-m:^)idle", re.MULTILINE))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        r"^[ \t]*❯[ \t]+\d{1,2}\.[ \t]+\S",
+        r"(?i)\bto interrupt\b",
+        r"^\S.*\)$",
+        r"(?<![\w.])\d+\.x",
+        r"^$",
+        r"\S*",
+    ],
+)
+def test_line_local_means_searching_rows_alone_finds_the_same(source: str) -> None:
+    pattern = re.compile(source, re.MULTILINE)
+    assert is_line_local(pattern)
+    rows = ["", "  ❯ 1. Yes", "esc to interrupt)", "abc 3.x", "x", "   ", "( to interrupt)", "ab"]
+    for start in range(len(rows)):
+        for end in range(start, len(rows) + 1):
+            part = rows[start:end]
+            joined = pattern.search("\n".join(part)) is not None
+            alone = any(pattern.search(r) is not None for r in part)
+            # (No rows at all: the empty text may match, and no row can.)
+            assert joined == alone or not part, (source, part)
+
+
+def _snapshots(rules: RuleSet) -> list[tuple[Manifest, list[Snapshot]]]:
+    out = []
+    for cap in find_captures(ROOT / "captures"):
+        size, agent = cap.size(), cap.agent()
+        if size is None or agent is None or agent not in rules.manifests:
+            continue
+        data = cap.bytes_path.read_bytes()
+        screen = PaneScreen(*size)
+        snaps = []
+        for off in range(0, len(data), 512):
+            screen.feed(data[off : off + 512])
+            snaps.append(screen.snapshot())
+        out.append((rules.manifests[agent], snaps))
+    return out
+
+
+def test_same_verdict_never_hides_a_change_on_real_captures(rules: RuleSet) -> None:
+    """Every capture, a frame every 512 bytes: wherever `same_verdict` says the verdict stays,
+    classifying says so too. And for Claude's line-local rules it does skip frames."""
+    skipped = {agent: 0 for agent in rules.manifests}
+    pairs = 0
+    for manifest, snaps in _snapshots(rules):
+        for before, after in itertools.pairwise(snaps):
+            pairs += 1
+            if same_verdict(before, after, manifest):
+                skipped[manifest.agent] += 1
+                assert classify(after, manifest) == classify(before, manifest)
+    assert pairs > 1000
+    assert skipped["claude"] > 0
+
+
+def test_same_verdict_never_hides_a_change_when_rows_are_swapped(rules: RuleSet) -> None:
+    """Screens from the captures with one row replaced by a row from anywhere in the corpus
+    (prompts, menus, footers, rules, blanks)."""
+    rng = random.Random(11)
+    corpus = _snapshots(rules)
+    pool = sorted({row for _, snaps in corpus for snap in snaps[::7] for row in snap.rows})
+    skipped = 0
+    for _ in range(4000):
+        manifest, snaps = rng.choice(corpus)
+        before = rng.choice(snaps)
+        rows = list(before.rows)
+        for _ in range(rng.choice((1, 1, 2))):
+            rows[rng.randrange(len(rows))] = rng.choice(pool)
+        after = dataclasses.replace(before, rows=tuple(rows))
+        if same_verdict(before, after, manifest):
+            skipped += 1
+            assert classify(after, manifest) == classify(before, manifest), (before, after)
+    assert skipped > 0
+
+
+def test_a_row_turning_into_a_rule_moves_below_rule() -> None:
+    """The rows below the last rule change when a row becomes a rule, even though no pattern of
+    this manifest sees rules."""
+    manifest = parse_manifest(
+        {
+            "agent": "demo",
+            "rule": [{"id": "busy", "state": "working", "region": "below_rule", "all": ["busy"]}],
+        },
+        "demo.toml",
+    )
+    before = Snapshot(cols=20, rows=("──────────", "busy", "hint"))
+    after = Snapshot(cols=20, rows=("──────────", "busy", "──────────"))
+    assert classify(before, manifest).state == "working"
+    assert classify(after, manifest).state == "idle"
+    assert not same_verdict(before, after, manifest)
+    assert same_verdict(before, Snapshot(cols=20, rows=("──────────", "busy", "hunt")), manifest)
+
+
+def test_a_ticking_spinner_keeps_the_verdict_without_classifying(rules: RuleSet) -> None:
+    claude = rules.get("claude")
+    assert claude is not None
+    rows = ["● Working on it", "", "✶ Pondering… (3s · ↓ 120 tokens)", "─" * 60, "❯ ", "─" * 60]
+    footer = "  ⏵⏵ accept edits on · esc to interrupt"
+    before = Snapshot(cols=60, rows=(*rows, footer))
+    ticked = list(rows)
+    ticked[2] = "✻ Pondering… (4s · ↓ 160 tokens)"
+    after = Snapshot(cols=60, rows=(*ticked, footer))
+    assert classify(before, claude).state == "working"
+    assert same_verdict(before, after, claude)
+    # A row a rule looks at changes: classify again.
+    idle = Snapshot(cols=60, rows=(*ticked, "  ⏵⏵ accept edits on (shift+tab to cycle)"))
+    assert not same_verdict(before, idle, claude)
+    assert classify(idle, claude).state != "working"
+    # A row that turns blank moves what the tail regions cover: classify again.
+    blanked = list(rows)
+    blanked[2] = ""
+    assert not same_verdict(before, Snapshot(cols=60, rows=(*blanked, footer)), claude)
