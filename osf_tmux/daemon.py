@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from osf_tmux import tmux_hooks
-from osf_tmux.classify import Verdict, classify, same_verdict
+from osf_tmux.classify import Verdict
 from osf_tmux.clock import Clock, SystemClock
 from osf_tmux.combine import Observation, PaneState, PaneTracker, Report, Timing
 from osf_tmux.identify import manifest_for
@@ -27,6 +27,7 @@ from osf_tmux.process import foreground_commands
 from osf_tmux.publish import PanePlace, Publisher
 from osf_tmux.ruleset import RuleSet
 from osf_tmux.screen import PaneScreen
+from osf_tmux.screen_judge import ScreenJudge
 from osf_tmux.snapshot import Snapshot
 from osf_tmux.source import (
     PaneCapture,
@@ -104,7 +105,7 @@ class PaneWatch:
     dirty_since: float | None = None
     checked_bytes: bool = False
     verdict: Verdict | None = None
-    judged: tuple[Snapshot, Manifest] | None = None  # what `verdict` was classified from
+    judge: ScreenJudge | None = None  # classifies this pane's screens, one after another
     report: tuple[str, Report | None] = ("", None)  # `@osf_report` as read, and parsed
     last_identify: float = float("-inf")
     seed_not_before: float = float("-inf")
@@ -376,16 +377,10 @@ class Daemon:
         w.dirty_since = None
         snap = None
         if w.manifest is not None and w.screen is not None:
+            if w.judge is None or w.judge.manifest is not w.manifest:
+                w.judge = ScreenJudge(w.manifest)
             snap = w.screen.snapshot()
-            judged = w.judged
-            if (
-                w.verdict is None
-                or judged is None
-                or judged[1] is not w.manifest
-                or not same_verdict(judged[0], snap, w.manifest)
-            ):
-                w.verdict = classify(snap, w.manifest)
-            w.judged = (snap, w.manifest)
+            w.verdict = w.judge.verdict(snap)
         else:
             w.verdict = None
         before = w.tracker.current
@@ -553,7 +548,7 @@ class Daemon:
         )
         w.manifest = manifest
         w.pending.clear()
-        w.verdict = w.judged = None
+        w.verdict = None
         w.screen = None
         w.needs_seed = manifest is not None
         w.dirty_since = now

@@ -1,6 +1,9 @@
-"""`same_verdict` lets the daemon skip classifying a frame: it must never say "same" when
-classifying would say otherwise, and it should say so for a spinner ticking in a row no rule
-looks at. `is_line_local` is what makes that sound."""
+"""The daemon's shortcuts around `classify`, checked against it.
+
+`same_verdict` lets it skip classifying a frame: it must never say "same" when classifying would
+say otherwise, and it should say so for a spinner ticking in a row no rule looks at;
+`is_line_local` is what makes that sound. `ScreenJudge` classifies a pane's screens one after
+another and must give exactly `classify`'s verdicts."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from osf_tmux.line_local import is_line_local
 from osf_tmux.manifest import Manifest, parse_manifest
 from osf_tmux.ruleset import RuleSet, load_rules
 from osf_tmux.screen import PaneScreen
+from osf_tmux.screen_judge import ScreenJudge
 from osf_tmux.snapshot import Snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -181,3 +185,26 @@ def test_a_ticking_spinner_keeps_the_verdict_without_classifying(rules: RuleSet)
     blanked = list(rows)
     blanked[2] = ""
     assert not same_verdict(before, Snapshot(cols=60, rows=(*blanked, footer)), claude)
+
+
+def test_screen_judge_gives_classify_verdicts_frame_after_frame(rules: RuleSet) -> None:
+    checked = 0
+    for manifest, snaps in _snapshots(rules):
+        judge = ScreenJudge(manifest)
+        for snap in snaps:
+            assert judge.verdict(snap) == classify(snap, manifest)
+            checked += 1
+    assert checked > 1000
+
+
+def test_screen_judge_gives_classify_verdicts_when_screens_jump(rules: RuleSet) -> None:
+    """Screens of one agent in random order: nothing a region showed before may leak."""
+    rng = random.Random(5)
+    corpus = _snapshots(rules)
+    for agent in rules.manifests:
+        snaps = [s for m, ss in corpus if m.agent == agent for s in ss[::3]]
+        manifest = rules.manifests[agent]
+        judge = ScreenJudge(manifest)
+        for _ in range(1500):
+            snap = rng.choice(snaps)
+            assert judge.verdict(snap) == classify(snap, manifest)
