@@ -201,14 +201,17 @@ def rest(panes: int, seconds: float) -> None:
             server.kill()
 
 
-def flood(seconds: float) -> None:
+def flood(seconds: float, busy: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         server = TmuxServer()
         server.start()
         daemon = DaemonProcess(server, Path(tmp))
         try:
+            for _ in range(busy):
+                spinner = server.new_pane([sys.executable, str(SPINNER), "10"], 120, 32)
+                server.cmd("set-option", "-p", "-t", spinner, "@osf-agent", "claude")
             daemon.start()
-            assert daemon.proc is not None
+            assert daemon.proc is not None and server.pid is not None
             pid = daemon.proc.pid
             cmd = [
                 "sh",
@@ -219,9 +222,10 @@ def flood(seconds: float) -> None:
             pane = server.new_pane(cmd, 120, 32)
             server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
             t0 = time.monotonic()
-            peak = 0
+            peak = tmux_peak = 0
             while time.monotonic() - t0 < seconds:
                 peak = max(peak, proc_times(pid)[1])
+                tmux_peak = max(tmux_peak, proc_times(server.pid)[1])
                 time.sleep(0.1)
             end = time.monotonic()
             retry_until(
@@ -236,9 +240,10 @@ def flood(seconds: float) -> None:
             settle = time.monotonic() - end
             pane_status = next(p for p in daemon.status()["panes"] if p["pane"] == pane)
             print(
-                f"flood {seconds:g} s: daemon peak RSS {peak / 1024:.1f} MB, state right "
-                f"{settle:.2f} s after the flood, dropped {pane_status['dropped_bytes']} bytes, "
-                f"reseeds {pane_status['reseeds']}"
+                f"flood {seconds:g} s ({busy} other panes spinning): daemon peak RSS "
+                f"{peak / 1024:.1f} MB, tmux server peak RSS {tmux_peak / 1024:.1f} MB, state "
+                f"right {settle:.2f} s after the flood, dropped {pane_status['dropped_bytes']} "
+                f"bytes, reseeds {pane_status['reseeds']}"
             )
         finally:
             daemon.stop()
@@ -266,6 +271,7 @@ def main() -> None:
     rs.add_argument("--seconds", type=float, default=30)
     fl = sub.add_parser("flood")
     fl.add_argument("--seconds", type=float, default=5)
+    fl.add_argument("--busy", type=int, default=0, help="other panes spinning meanwhile")
     args = ap.parse_args()
     if args.what == "latency":
         latency(args.trials, args.busy)
@@ -274,7 +280,7 @@ def main() -> None:
     elif args.what == "rest":
         rest(args.panes, args.seconds)
     else:
-        flood(args.seconds)
+        flood(args.seconds, args.busy)
 
 
 if __name__ == "__main__":

@@ -235,7 +235,9 @@ class Daemon:
         # Panes that drew in the last second, not the active set: a pane judged at once leaves
         # that set, which would shorten the very wait that gathers it.
         drawing = sum(1 for w in self.panes.values() if now - w.last_read < 1.0)
-        if drawing > 1:  # one pane alone gains nothing from waiting
+        # One pane alone gains nothing from waiting; a flooding pane must be drained, since
+        # tmux buffers whatever is not read, without bound.
+        if drawing > 1 and not any(w.dropping_since is not None for w in self._busy()):
             s = self.settings
             hold = min(max_wait, self.woke + min(s.batch, s.batch_per_pane * drawing) - now)
             if hold > 0:
