@@ -236,6 +236,44 @@ def test_flood_stays_bounded_and_state_recovers(
         server.kill_pane(feeder.pane)
 
 
+def test_a_flood_is_drained_while_other_panes_draw(
+    server: TmuxServer, daemon: DaemonProcess
+) -> None:
+    """While several panes draw, the daemon waits between wake-ups to gather their frames; a
+    flooding pane must not wait, or tmux buffers its output (it grew to 150 MB that way)."""
+    spinner = Path(__file__).resolve().parent.parent / "bench" / "fake_spinner.py"
+    panes = [server.new_pane([sys.executable, str(spinner), "10"], 120, 32) for _ in range(3)]
+    flood = [
+        "sh",
+        "-c",
+        "sleep 1; timeout 4 yes 'flood flood flood flood flood'; "
+        "printf '\\033[2J\\033[H  esc to interrupt\\n'; exec sleep 100000",
+    ]
+    panes.append(server.new_pane(flood, 120, 32))
+    try:
+        for pane in panes:
+            server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
+        for pane in panes:
+            wait_agent_pane(daemon, pane, "claude")
+        assert server.pid is not None
+        peak = 0
+        end = time.monotonic() + 5
+        while time.monotonic() < end:
+            peak = max(peak, _rss_kb(server.pid))
+            time.sleep(0.05)
+        print(f"flood among spinners: tmux server peak RSS {peak} kB")
+        assert peak < 80_000  # measured: 30 MB; 110-150 MB when the flood waited too
+        retry_until(
+            lambda: server.cmd("show-options", "-p", "-v", "-t", panes[-1], "@osf_state").strip()
+            == "working",
+            timeout=5,
+            what="the flooded pane judged after the flood",
+        )
+    finally:
+        for pane in panes:
+            server.kill_pane(pane)
+
+
 def _rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
