@@ -264,8 +264,10 @@ def test_a_flood_is_drained_while_other_panes_draw(
         print(f"flood among spinners: tmux server peak RSS {peak} kB")
         assert peak < 80_000  # measured: 30 MB; 110-150 MB when the flood waited too
         retry_until(
-            lambda: server.cmd("show-options", "-p", "-v", "-t", panes[-1], "@osf_state").strip()
-            == "working",
+            lambda: (
+                server.cmd("show-options", "-p", "-v", "-t", panes[-1], "@osf_state").strip()
+                == "working"
+            ),
             timeout=5,
             what="the flooded pane judged after the flood",
         )
