@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from osf_tmux.fast_search import Finder, fast_search
 from osf_tmux.line_local import is_line_local
 from osf_tmux.manifest import Condition, Manifest, Rule
 from osf_tmux.regions import Region, is_rule_row
@@ -63,7 +63,7 @@ def _failure(rule: Rule, regions: _Regions) -> str | None:
 
 
 # A condition as classify runs it: the pattern's search and the index of its region's text.
-_Check = tuple[Callable[[str], "re.Match[str] | None"], int]
+_Check = tuple[Finder, int]
 
 
 class _Plan:
@@ -86,8 +86,16 @@ class _Plan:
         self.manifest = manifest
         index: dict[Region, int] = {}
 
+        finders: dict[re.Pattern[str], Finder] = {}
+
         def checks(conds: tuple[Condition, ...]) -> tuple[_Check, ...]:
-            return tuple((c.pattern.search, index.setdefault(c.region, len(index))) for c in conds)
+            return tuple(
+                (
+                    finders.setdefault(c.pattern, fast_search(c.pattern)),
+                    index.setdefault(c.region, len(index)),
+                )
+                for c in conds
+            )
 
         self.rules = tuple(
             (checks(r.all), checks(r.any), checks(r.not_), Verdict(r.state, r.id, manifest.agent))

@@ -42,12 +42,18 @@ _LINE_AT = {"AT_BEGINNING", "AT_END"}
 _REPEATS = {"MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"}
 
 
-def is_line_local(pattern: re.Pattern[str]) -> bool:
+def parse_tree(pattern: re.Pattern[str]) -> Any | None:
+    """The pattern as Python's regex parser sees it (a sequence of (opcode, argument)), or None
+    if that parser no longer reads what Python compiled."""
     try:
-        tree = _sre_parse.parse(pattern.pattern, pattern.flags)
-    except Exception:  # a pattern Python compiled but its parser module no longer reads
-        return False
-    return _local(tree, pattern.flags)
+        return _sre_parse.parse(pattern.pattern, pattern.flags)
+    except Exception:
+        return None
+
+
+def is_line_local(pattern: re.Pattern[str]) -> bool:
+    tree = parse_tree(pattern)
+    return tree is not None and _local(tree, pattern.flags)
 
 
 def _local(items: Any, flags: int) -> bool:
