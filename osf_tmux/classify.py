@@ -105,7 +105,12 @@ class _Plan:
         self.default = Verdict(DEFAULT_STATE, None, manifest.agent)
         patterns = {c.pattern: None for r in manifest.rules for c in (*r.all, *r.any, *r.not_)}
         self.searches = tuple(p.search for p in patterns)
-        self.line_local = all(is_line_local(p) for p in patterns)
+        # A pattern searched in one row only cannot cross lines, whatever it says.
+        self.line_local = all(
+            c.region.one_row or is_line_local(c.pattern)
+            for r in manifest.rules
+            for c in (*r.all, *r.any, *r.not_)
+        )
         self.sees_cursor = any(r.kind == "cursor_row" for r in self.regions)
         self.sees_title = any(r.kind == "title" for r in self.regions)
         self.signatures: dict[str, tuple[bool, ...]] = {}

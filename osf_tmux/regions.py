@@ -41,6 +41,13 @@ class Region:
         known = ", ".join([*KINDS_PLAIN, *(f"{k}:N" for k in KINDS_WITH_COUNT)])
         raise ValueError(f"unknown region {spec!r} (known: {known})")
 
+    @property
+    def one_row(self) -> bool:
+        """Covers at most one row: its text holds no newline, whatever the pattern."""
+        return self.kind in ("title", "cursor_row") or (
+            self.kind in KINDS_WITH_COUNT and self.count == 1
+        )
+
     def rows(self, snap: Snapshot) -> tuple[str, ...]:
         """The rows of `snap` this region covers (the title counts as one row)."""
         rows = snap.rows

@@ -208,3 +208,17 @@ def test_screen_judge_gives_classify_verdicts_when_screens_jump(rules: RuleSet) 
         for _ in range(1500):
             snap = rng.choice(snaps)
             assert judge.verdict(snap) == classify(snap, manifest)
+
+
+def test_the_shipped_claude_and_codex_rules_stay_within_lines(rules: RuleSet) -> None:
+    """They keep the shortcut (10 spinning panes cost ~0.3 % of a core less); a pattern that
+    can cross rows (`\\s` between words) would quietly lose it. Gemini's and aider's rules read
+    across rows on purpose."""
+    claude, codex = rules.get("claude"), rules.get("codex")
+    assert claude is not None and codex is not None
+    working = ("• Working (3s • esc to interrupt)", "", "› ", "", "  ? for shortcuts")
+    ticked = ("• Working (4s • esc to interrupt)", *working[1:])
+    for manifest in (claude, codex):
+        before, after = Snapshot(cols=60, rows=working), Snapshot(cols=60, rows=ticked)
+        assert same_verdict(before, after, manifest), manifest.agent
+        assert classify(before, manifest) == classify(after, manifest)
