@@ -142,7 +142,8 @@ def check(
         previous, prev_epoch = lab.state, lab.epoch
     verdict.problems += false_blocked(labels, samples, bound, grace)
     spans = blocked_spans(labels)
-    for (_, b), (next_a, _) in zip(spans, [*spans[1:], (float("inf"), 0.0)], strict=True):
+    for i, (_, b) in enumerate(spans):
+        next_a = spans[i + 1][0] if i + 1 < len(spans) else float("inf")
         freed = next((s for s in samples if s.epoch >= b and s.state != "blocked"), None)
         if b != float("inf") and freed is not None:  # until freed, or the next dialog showed
             verdict.releases.append(round(min(freed.epoch, next_a) - b, 3))

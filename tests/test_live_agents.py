@@ -245,3 +245,11 @@ def test_check_mid_turn_idle_is_no_state_change() -> None:
     verdict = check(labels, samples)
     assert not verdict.problems
     assert [t.label.state for t in verdict.transitions] == ["idle", "working", "blocked", "idle"]
+
+
+def test_check_a_run_without_any_dialog() -> None:
+    labels = [Label("idle", 1.0, "start"), Label("working", 2.0, "asked"),
+              Label("idle", 4.0, "done")]  # fmt: skip
+    samples = timeline((1.0, "idle"), (2.1, "working"), (4.2, "done"))
+    verdict = check(labels, samples)
+    assert not verdict.problems and verdict.releases == []
