@@ -11,13 +11,16 @@ RSS <= 60 MB with 50 panes; a flood keeps memory bounded and the state right wit
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
+import math
 import os
 import random
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +52,27 @@ def proc_times(pid: int) -> tuple[float, int]:
     return cpu, rss
 
 
+@contextlib.contextmanager
+def private_daemon() -> Iterator[tuple[TmuxServer, DaemonProcess, Path]]:
+    """A private tmux server and a daemon for it, not started yet; both gone afterwards."""
+    with tempfile.TemporaryDirectory() as tmp:
+        server = TmuxServer()
+        server.start()
+        daemon = DaemonProcess(server, Path(tmp))
+        try:
+            yield server, daemon, Path(tmp)
+        finally:
+            daemon.stop()
+            server.kill()
+
+
+def spinners(server: TmuxServer, count: int, rate: float = 10.0, agent: str = "claude") -> None:
+    """`count` panes running the fake spinner, marked as `agent`'s."""
+    for _ in range(count):
+        pane = server.new_pane([sys.executable, str(SPINNER), str(rate)], 120, 32)
+        server.cmd("set-option", "-p", "-t", pane, "@osf-agent", agent)
+
+
 def blocked_cases() -> list[tuple[Capture, int, int]]:
     """(capture, offset where the agent still works, offset where the prompt is on screen)."""
     out = []
@@ -66,56 +90,46 @@ def latency(trials: int, busy: int) -> None:
     cases = blocked_cases()
     if not cases:
         sys.exit("no capture with a working -> blocked transition under captures/")
-    with tempfile.TemporaryDirectory() as tmp:
-        server = TmuxServer()
-        server.start()
-        daemon = DaemonProcess(server, Path(tmp))
-        try:
-            # Other agents drawing meanwhile: the daemon then gathers frames per wake-up.
-            for _ in range(busy):
-                pane = server.new_pane([sys.executable, str(SPINNER), "10"], 120, 32)
-                server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
-            daemon.start()
-            results = []
-            rng = random.Random(7)
-            for i in range(trials):
-                cap, working_at, blocked_at = cases[i % len(cases)]
-                size, agent = cap.size(), cap.agent()
-                assert size and agent
-                data = cap.bytes_path.read_bytes()
-                feeder = Feeder(server, Path(tmp), size[0], size[1], agent)
-                pane = feeder.pane
+    with private_daemon() as (server, daemon, tmp):
+        spinners(server, busy)  # other agents drawing meanwhile
+        daemon.start()
+        results = []
+        rng = random.Random(7)
+        for i in range(trials):
+            cap, working_at, blocked_at = cases[i % len(cases)]
+            size, agent = cap.size(), cap.agent()
+            assert size and agent
+            data = cap.bytes_path.read_bytes()
+            feeder = Feeder(server, tmp, size[0], size[1], agent)
+            pane = feeder.pane
 
-                def shows(state: str, f: Feeder = feeder) -> bool:
-                    return f.state() == state
+            def shows(state: str, f: Feeder = feeder) -> bool:
+                return f.state() == state
 
-                try:
-                    retry_until(lambda: _known(daemon, pane), timeout=5)  # noqa: B023
-                    feeder.write(data[:working_at])
-                    retry_until(lambda: shows("working"), timeout=5)
-                    # The poll above returns just after a wake-up of the daemon: without a
-                    # random pause every prompt would land at the same phase of its loop.
-                    time.sleep(rng.uniform(0.0, 0.2))
-                    t0 = time.monotonic()
-                    feeder.write(data[working_at:blocked_at])
-                    retry_until(lambda: shows("blocked"), timeout=5, interval=0.002)
-                    results.append(time.monotonic() - t0)
-                finally:
-                    feeder.close()
-                    server.kill_pane(feeder.pane)
-            ms = sorted(r * 1000 for r in results)
-            print(
-                f"latency over {len(ms)} prompts ({len(cases)} distinct, agents: "
-                f"{sorted({c.agent() or '?' for c, _, _ in cases})}), "
-                f"{busy} other panes spinning at 10 Hz:"
-            )
-            print(
-                f"  p50 {statistics.median(ms):.0f} ms   p90 {ms[int(len(ms) * 0.9) - 1]:.0f} ms"
-                f"   max {ms[-1]:.0f} ms   (includes ~3 ms per tmux poll)"
-            )
-        finally:
-            daemon.stop()
-            server.kill()
+            try:
+                retry_until(lambda: _known(daemon, pane), timeout=5)  # noqa: B023
+                feeder.write(data[:working_at])
+                retry_until(lambda: shows("working"), timeout=5)
+                # The poll above returns just after a wake-up of the daemon: without a
+                # random pause every prompt would land at the same phase of its loop.
+                time.sleep(rng.uniform(0.0, 0.2))
+                t0 = time.monotonic()
+                feeder.write(data[working_at:blocked_at])
+                retry_until(lambda: shows("blocked"), timeout=5, interval=0.002)
+                results.append(time.monotonic() - t0)
+            finally:
+                feeder.close()
+                server.kill_pane(feeder.pane)
+        ms = sorted(r * 1000 for r in results)
+        print(
+            f"latency over {len(ms)} prompts ({len(cases)} distinct, agents: "
+            f"{sorted({c.agent() or '?' for c, _, _ in cases})}), "
+            f"{busy} other panes spinning at 10 Hz:"
+        )
+        print(
+            f"  p50 {statistics.median(ms):.0f} ms   p90 {ms[math.ceil(len(ms) * 0.9) - 1]:.0f} ms"
+            f"   max {ms[-1]:.0f} ms   (includes ~3 ms per tmux poll)"
+        )
 
 
 def _known(daemon: DaemonProcess, pane: str) -> bool:
@@ -123,131 +137,104 @@ def _known(daemon: DaemonProcess, pane: str) -> bool:
 
 
 def load(panes: int, seconds: float, rate: float, agent: str) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        server = TmuxServer()
-        server.start()
-        daemon = DaemonProcess(server, Path(tmp))
-        try:
-            ids = []
-            for _ in range(panes):
-                pane = server.new_pane([sys.executable, str(SPINNER), str(rate)], 120, 32)
-                server.cmd("set-option", "-p", "-t", pane, "@osf-agent", agent)
-                ids.append(pane)
-            daemon.start()
-            assert daemon.proc is not None
-            pid = daemon.proc.pid
-            # Claude's rules see the spinner screen as working; other agents' rules may not.
-            want = "working" if agent == "claude" else None
-            retry_until(
-                lambda: (
-                    sum(
-                        1
-                        for p in daemon.status().get("panes", [])
-                        if p.get("state") and (want is None or p.get("state") == want)
-                    )
-                    == panes
-                ),
-                timeout=15,
-                what="every spinner pane judged",
-            )
-            time.sleep(2)  # let start-up work (seeding) finish before measuring
-            cpu0, _ = proc_times(pid)
-            t0 = time.monotonic()
-            time.sleep(seconds)
-            cpu1, rss = proc_times(pid)
-            wall = time.monotonic() - t0
-            calls = daemon.status().get("counters", {})
-            print(
-                f"{panes} panes spinning at {rate:g} Hz ({agent} rules) for {wall:.0f} s: "
-                f"daemon CPU "
-                f"{100 * (cpu1 - cpu0) / wall:.2f} % of a core, RSS {rss / 1024:.1f} MB"
-            )
-            print(f"  counters: {calls}")
-        finally:
-            daemon.stop()
-            server.kill()
+    with private_daemon() as (server, daemon, _):
+        spinners(server, panes, rate, agent)
+        daemon.start()
+        assert daemon.proc is not None
+        pid = daemon.proc.pid
+        # Claude's rules see the spinner screen as working; other agents' rules may not.
+        want = "working" if agent == "claude" else None
+        retry_until(
+            lambda: (
+                sum(
+                    1
+                    for p in daemon.status().get("panes", [])
+                    if p.get("state") and (want is None or p.get("state") == want)
+                )
+                == panes
+            ),
+            timeout=15,
+            what="every spinner pane judged",
+        )
+        time.sleep(2)  # let start-up work (seeding) finish before measuring
+        cpu0, _ = proc_times(pid)
+        t0 = time.monotonic()
+        time.sleep(seconds)
+        cpu1, rss = proc_times(pid)
+        wall = time.monotonic() - t0
+        calls = daemon.status().get("counters", {})
+        print(
+            f"{panes} panes spinning at {rate:g} Hz ({agent} rules) for {wall:.0f} s: "
+            f"daemon CPU "
+            f"{100 * (cpu1 - cpu0) / wall:.2f} % of a core, RSS {rss / 1024:.1f} MB"
+        )
+        print(f"  counters: {calls}")
 
 
 def rest(panes: int, seconds: float) -> None:
     """tmux calls per second while nothing happens: idle agent panes and plain shells."""
-    with tempfile.TemporaryDirectory() as tmp:
-        server = TmuxServer()
-        server.start()
-        daemon = DaemonProcess(server, Path(tmp))
-        try:
-            for i in range(panes):
-                pane = server.new_pane(["sh", "-c", "printf 'idle'; exec sleep 100000"], 120, 32)
-                if i % 2 == 0:
-                    server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
-            daemon.start()
-            assert daemon.proc is not None
-            retry_until(lambda: len(daemon.status().get("panes", [])) >= panes, timeout=15)
-            time.sleep(3)  # start-up (attaching, seeding) is not rest
-            calls0 = daemon.status()["counters"]["tmux_calls"]
-            cpu0, _ = proc_times(daemon.proc.pid)
-            t0 = time.monotonic()
-            time.sleep(seconds)
-            wall = time.monotonic() - t0
-            cpu1, rss = proc_times(daemon.proc.pid)
-            retry_until(lambda: daemon.status()["updated"] > time.time() - 6, timeout=10)
-            calls1 = daemon.status()["counters"]["tmux_calls"]
-            print(
-                f"at rest with {panes} panes ({(panes + 1) // 2} agents) for {wall:.0f} s: "
-                f"{(calls1 - calls0) / wall:.2f} tmux calls/s, CPU "
-                f"{100 * (cpu1 - cpu0) / wall:.2f} % of a core, RSS {rss / 1024:.1f} MB"
-            )
-        finally:
-            daemon.stop()
-            server.kill()
+    with private_daemon() as (server, daemon, _):
+        for i in range(panes):
+            pane = server.new_pane(["sh", "-c", "printf 'idle'; exec sleep 100000"], 120, 32)
+            if i % 2 == 0:
+                server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
+        daemon.start()
+        assert daemon.proc is not None
+        retry_until(lambda: len(daemon.status().get("panes", [])) >= panes, timeout=15)
+        time.sleep(3)  # start-up (attaching, seeding) is not rest
+        calls0 = daemon.status()["counters"]["tmux_calls"]
+        cpu0, _ = proc_times(daemon.proc.pid)
+        t0 = time.monotonic()
+        time.sleep(seconds)
+        wall = time.monotonic() - t0
+        cpu1, rss = proc_times(daemon.proc.pid)
+        retry_until(lambda: daemon.status()["updated"] > time.time() - 6, timeout=10)
+        calls1 = daemon.status()["counters"]["tmux_calls"]
+        print(
+            f"at rest with {panes} panes ({(panes + 1) // 2} agents) for {wall:.0f} s: "
+            f"{(calls1 - calls0) / wall:.2f} tmux calls/s, CPU "
+            f"{100 * (cpu1 - cpu0) / wall:.2f} % of a core, RSS {rss / 1024:.1f} MB"
+        )
 
 
 def flood(seconds: float, busy: int) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        server = TmuxServer()
-        server.start()
-        daemon = DaemonProcess(server, Path(tmp))
-        try:
-            for _ in range(busy):
-                spinner = server.new_pane([sys.executable, str(SPINNER), "10"], 120, 32)
-                server.cmd("set-option", "-p", "-t", spinner, "@osf-agent", "claude")
-            daemon.start()
-            assert daemon.proc is not None and server.pid is not None
-            pid = daemon.proc.pid
-            cmd = [
-                "sh",
-                "-c",
-                f"timeout {seconds} yes 'flood flood flood flood flood'; "
-                "printf '\\033[2J\\033[H  esc to interrupt\\n'; exec sleep 100000",
-            ]
-            pane = server.new_pane(cmd, 120, 32)
-            server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
-            t0 = time.monotonic()
-            peak = tmux_peak = 0
-            while time.monotonic() - t0 < seconds:
-                peak = max(peak, proc_times(pid)[1])
-                tmux_peak = max(tmux_peak, proc_times(server.pid)[1])
-                time.sleep(0.1)
-            end = time.monotonic()
-            retry_until(
-                lambda: (
-                    server.cmd(
-                        "show-options", "-p", "-v", "-t", pane, "@osf_state", check=False
-                    ).strip()
-                    == "working"
-                ),
-                timeout=10,
-            )
-            settle = time.monotonic() - end
-            pane_status = next(p for p in daemon.status()["panes"] if p["pane"] == pane)
-            print(
-                f"flood {seconds:g} s ({busy} other panes spinning): daemon peak RSS "
-                f"{peak / 1024:.1f} MB, tmux server peak RSS {tmux_peak / 1024:.1f} MB, state "
-                f"right {settle:.2f} s after the flood, dropped {pane_status['dropped_bytes']} "
-                f"bytes, reseeds {pane_status['reseeds']}"
-            )
-        finally:
-            daemon.stop()
-            server.kill()
+    with private_daemon() as (server, daemon, _):
+        spinners(server, busy)  # other agents drawing meanwhile
+        daemon.start()
+        assert daemon.proc is not None and server.pid is not None
+        pid = daemon.proc.pid
+        cmd = [
+            "sh",
+            "-c",
+            f"timeout {seconds} yes 'flood flood flood flood flood'; "
+            "printf '\\033[2J\\033[H  esc to interrupt\\n'; exec sleep 100000",
+        ]
+        pane = server.new_pane(cmd, 120, 32)
+        server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
+        t0 = time.monotonic()
+        peak = tmux_peak = 0
+        while time.monotonic() - t0 < seconds:
+            peak = max(peak, proc_times(pid)[1])
+            tmux_peak = max(tmux_peak, proc_times(server.pid)[1])
+            time.sleep(0.1)
+        end = time.monotonic()
+        retry_until(
+            lambda: (
+                server.cmd(
+                    "show-options", "-p", "-v", "-t", pane, "@osf_state", check=False
+                ).strip()
+                == "working"
+            ),
+            timeout=10,
+        )
+        settle = time.monotonic() - end
+        pane_status = next(p for p in daemon.status()["panes"] if p["pane"] == pane)
+        print(
+            f"flood {seconds:g} s ({busy} other panes spinning): daemon peak RSS "
+            f"{peak / 1024:.1f} MB, tmux server peak RSS {tmux_peak / 1024:.1f} MB, state "
+            f"right {settle:.2f} s after the flood, dropped {pane_status['dropped_bytes']} "
+            f"bytes, reseeds {pane_status['reseeds']}"
+        )
 
 
 def main() -> None:
