@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from osf_tmux.fast_search import Finder, fast_search
@@ -85,16 +84,12 @@ class _Plan:
     def __init__(self, manifest: Manifest) -> None:
         self.manifest = manifest
         index: dict[Region, int] = {}
-
-        finders: dict[re.Pattern[str], Finder] = {}
+        conditions = [c for r in manifest.rules for c in (*r.all, *r.any, *r.not_)]
+        finders = {c.pattern: fast_search(c.pattern) for c in conditions}
 
         def checks(conds: tuple[Condition, ...]) -> tuple[_Check, ...]:
             return tuple(
-                (
-                    finders.setdefault(c.pattern, fast_search(c.pattern)),
-                    index.setdefault(c.region, len(index)),
-                )
-                for c in conds
+                (finders[c.pattern], index.setdefault(c.region, len(index))) for c in conds
             )
 
         self.rules = tuple(
@@ -103,14 +98,9 @@ class _Plan:
         )
         self.regions = tuple(index)
         self.default = Verdict(DEFAULT_STATE, None, manifest.agent)
-        patterns = {c.pattern: None for r in manifest.rules for c in (*r.all, *r.any, *r.not_)}
-        self.searches = tuple(p.search for p in patterns)
+        self.searches = tuple(finders.values())
         # A pattern searched in one row only cannot cross lines, whatever it says.
-        self.line_local = all(
-            c.region.one_row or is_line_local(c.pattern)
-            for r in manifest.rules
-            for c in (*r.all, *r.any, *r.not_)
-        )
+        self.line_local = all(c.region.one_row or is_line_local(c.pattern) for c in conditions)
         self.sees_cursor = any(r.kind == "cursor_row" for r in self.regions)
         self.sees_title = any(r.kind == "title" for r in self.regions)
         self.signatures: dict[str, tuple[bool, ...]] = {}
