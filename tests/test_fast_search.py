@@ -9,8 +9,7 @@ import pytest
 
 from osf_tmux.classify import classify, explain
 from osf_tmux.fast_search import fast_search
-from osf_tmux.ruleset import RuleSet, load_rules
-from tests.test_screen_judge import _snapshots
+from tests.capture_frames import capture_frames
 
 PATTERNS = [
     r"^a",
@@ -47,14 +46,9 @@ def test_same_answer_on_random_texts(source: str) -> None:
         assert (fast(text) is not None) == (pattern.search(text) is not None), repr(text)
 
 
-@pytest.fixture(scope="module")
-def rules() -> RuleSet:
-    return load_rules(None)
-
-
-def test_same_answer_for_every_rule_on_the_captures(rules: RuleSet) -> None:
+def test_same_answer_for_every_rule_on_the_captures() -> None:
     checked = 0
-    for manifest, snaps in _snapshots(rules):
+    for manifest, snaps in capture_frames():
         conditions = {
             (c.pattern, c.region) for r in manifest.rules for c in (*r.all, *r.any, *r.not_)
         }
@@ -71,9 +65,9 @@ def test_same_answer_for_every_rule_on_the_captures(rules: RuleSet) -> None:
     assert checked > 50_000
 
 
-def test_classify_agrees_with_explain_on_the_captures(rules: RuleSet) -> None:
+def test_classify_agrees_with_explain_on_the_captures() -> None:
     """explain runs the patterns as written; classify runs them through fast_search."""
-    for manifest, snaps in _snapshots(rules):
+    for manifest, snaps in capture_frames():
         for snap in snaps[::2]:
             assert classify(snap, manifest) == explain(snap, manifest)[0]
 

@@ -11,20 +11,16 @@ import dataclasses
 import itertools
 import random
 import re
-from pathlib import Path
 
 import pytest
 
 from osf_tmux.classify import classify, same_verdict
-from osf_tmux.corpus import find_captures
 from osf_tmux.line_local import is_line_local
-from osf_tmux.manifest import Manifest, parse_manifest
+from osf_tmux.manifest import parse_manifest
 from osf_tmux.ruleset import RuleSet, load_rules
-from osf_tmux.screen import PaneScreen
 from osf_tmux.screen_judge import ScreenJudge
 from osf_tmux.snapshot import Snapshot
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.capture_frames import capture_frames
 
 
 @pytest.fixture(scope="module")
@@ -97,28 +93,12 @@ def test_line_local_means_searching_rows_alone_finds_the_same(source: str) -> No
             assert joined == alone or not part, (source, part)
 
 
-def _snapshots(rules: RuleSet) -> list[tuple[Manifest, list[Snapshot]]]:
-    out = []
-    for cap in find_captures(ROOT / "captures"):
-        size, agent = cap.size(), cap.agent()
-        if size is None or agent is None or agent not in rules.manifests:
-            continue
-        data = cap.bytes_path.read_bytes()
-        screen = PaneScreen(*size)
-        snaps = []
-        for off in range(0, len(data), 512):
-            screen.feed(data[off : off + 512])
-            snaps.append(screen.snapshot())
-        out.append((rules.manifests[agent], snaps))
-    return out
-
-
 def test_same_verdict_never_hides_a_change_on_real_captures(rules: RuleSet) -> None:
     """Every capture, a frame every 512 bytes: wherever `same_verdict` says the verdict stays,
     classifying says so too. And for Claude's line-local rules it does skip frames."""
     skipped = {agent: 0 for agent in rules.manifests}
     pairs = 0
-    for manifest, snaps in _snapshots(rules):
+    for manifest, snaps in capture_frames():
         for before, after in itertools.pairwise(snaps):
             pairs += 1
             if same_verdict(before, after, manifest):
@@ -132,7 +112,7 @@ def test_same_verdict_never_hides_a_change_when_rows_are_swapped(rules: RuleSet)
     """Screens from the captures with one row replaced by a row from anywhere in the corpus
     (prompts, menus, footers, rules, blanks)."""
     rng = random.Random(11)
-    corpus = _snapshots(rules)
+    corpus = capture_frames()
     pool = sorted({row for _, snaps in corpus for snap in snaps[::7] for row in snap.rows})
     skipped = 0
     for _ in range(4000):
@@ -189,7 +169,7 @@ def test_a_ticking_spinner_keeps_the_verdict_without_classifying(rules: RuleSet)
 
 def test_screen_judge_gives_classify_verdicts_frame_after_frame(rules: RuleSet) -> None:
     checked = 0
-    for manifest, snaps in _snapshots(rules):
+    for manifest, snaps in capture_frames():
         judge = ScreenJudge(manifest)
         for snap in snaps:
             assert judge.verdict(snap) == classify(snap, manifest)
@@ -200,7 +180,7 @@ def test_screen_judge_gives_classify_verdicts_frame_after_frame(rules: RuleSet) 
 def test_screen_judge_gives_classify_verdicts_when_screens_jump(rules: RuleSet) -> None:
     """Screens of one agent in random order: nothing a region showed before may leak."""
     rng = random.Random(5)
-    corpus = _snapshots(rules)
+    corpus = capture_frames()
     for agent in rules.manifests:
         snaps = [s for m, ss in corpus if m.agent == agent for s in ss[::3]]
         manifest = rules.manifests[agent]
