@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Action, flatten
+from tools.agentlab.actions import Action, Expect, Keys, PickOption, flatten
 from tools.agentlab.script import Script
 
 
@@ -128,5 +128,53 @@ def answer_turns(
             start(),
             ask(st.P_ASKBACK),
             done("turn finished; answer ends with a question"),
+        ),
+    ]
+
+
+def approval_turns(
+    sc: Callable[..., Scenario],
+    start: Callable[[], Steps],
+    ask: Callable[[str], Steps],
+    done: Callable[..., Steps],
+    *,
+    what: str,
+    approved: str,
+    dialog: Expect,
+    first_option: str,
+    working: Expect,
+    back: str,
+) -> list[Scenario]:
+    """A command's approval dialog approved with Enter (its first option), rejected with Esc,
+    and rejected by choosing No: the same three scenarios for every agent whose dialog takes
+    those keys; `what` the dialog is called, `back` where the agent returns."""
+    return [
+        sc(
+            "bash_yes",
+            approved,
+            start(),
+            ask(st.P_BASH),
+            dialog,
+            Keys(("Enter",), first_option),
+            working,
+            done(),
+        ),
+        sc(
+            "bash_esc",
+            f"{what} rejected with Esc",
+            start(),
+            ask(st.P_BASH),
+            dialog,
+            Keys(("Escape",), "reject with Esc"),
+            done(f"rejected with Esc; back at the {back}"),
+        ),
+        sc(
+            "bash_no",
+            f"{what} rejected by choosing No",
+            start(),
+            ask(st.P_BASH),
+            dialog,
+            PickOption(r"No\b", "choose the No option"),
+            done(f"rejected with No; back at the {back}"),
         ),
     ]

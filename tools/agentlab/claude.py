@@ -8,13 +8,14 @@ import subprocess
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Type
+from tools.agentlab.actions import Action, Cue, Expect, Keys, Type
 from tools.agentlab.base import (
     BASE_ENV,
     AgentSpec,
     RunDirs,
     Scenario,
     answer_turns,
+    approval_turns,
     lab_home,
     scenario_maker,
 )
@@ -73,33 +74,17 @@ def _scenarios() -> list[Scenario]:
     return [
         sc("startup", "launch with dialogs pre-answered; idle input box", _start()),
         sc("text", "a slowly streamed text answer", _start(), _ask(st.P_TEXT), _done()),
-        sc(
-            "bash_yes",
-            "Bash permission prompt approved with option 1",
-            _start(),
-            _ask(st.P_BASH),
-            _blocked(BASH_PROMPT, "Bash permission prompt"),
-            Keys(("Enter",), "select 1. Yes"),
-            Expect("working", WORKING, "approved; command running"),
-            _done(),
-        ),
-        sc(
-            "bash_esc",
-            "Bash permission prompt rejected with Esc",
-            _start(),
-            _ask(st.P_BASH),
-            _blocked(BASH_PROMPT, "Bash permission prompt"),
-            Keys(("Escape",), "reject with Esc"),
-            _done("rejected with Esc; back at the prompt"),
-        ),
-        sc(
-            "bash_no",
-            "Bash permission prompt rejected by choosing No",
-            _start(),
-            _ask(st.P_BASH),
-            _blocked(BASH_PROMPT, "Bash permission prompt"),
-            PickOption(r"No\b", "choose the No option"),
-            _done("rejected with No; back at the prompt"),
+        *approval_turns(
+            sc,
+            _start,
+            _ask,
+            _done,
+            what="Bash permission prompt",
+            approved="Bash permission prompt approved with option 1",
+            dialog=_blocked(BASH_PROMPT, "Bash permission prompt"),
+            first_option="select 1. Yes",
+            working=Expect("working", WORKING, "approved; command running"),
+            back="prompt",
         ),
         sc(
             "interrupt_esc",

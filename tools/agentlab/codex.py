@@ -8,13 +8,14 @@ import subprocess
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Type
+from tools.agentlab.actions import Action, Cue, Expect, Keys, Type
 from tools.agentlab.base import (
     BASE_ENV,
     AgentSpec,
     RunDirs,
     Scenario,
     answer_turns,
+    approval_turns,
     lab_home,
     scenario_maker,
 )
@@ -126,33 +127,17 @@ def _scenarios() -> list[Scenario]:
     return [
         sc("startup", "launch with the project trusted; composer ready", _start()),
         sc("text", "a slowly streamed text answer", _start(), _ask(st.P_TEXT), _done()),
-        sc(
-            "bash_yes",
-            "command approval (escalation request) approved",
-            _start(),
-            _ask(st.P_BASH),
-            Expect("blocked", APPROVAL, "command approval prompt", settle=1.5),
-            Keys(("Enter",), "1. Yes, proceed"),
-            Expect("working", WORKING, "approved; command running"),
-            _done(),
-        ),
-        sc(
-            "bash_esc",
-            "command approval rejected with Esc",
-            _start(),
-            _ask(st.P_BASH),
-            Expect("blocked", APPROVAL, "command approval prompt", settle=1.5),
-            Keys(("Escape",), "reject with Esc"),
-            _done("rejected with Esc; back at the composer"),
-        ),
-        sc(
-            "bash_no",
-            "command approval rejected by choosing No",
-            _start(),
-            _ask(st.P_BASH),
-            Expect("blocked", APPROVAL, "command approval prompt", settle=1.5),
-            PickOption(r"No\b", "choose the No option"),
-            _done("rejected with No; back at the composer"),
+        *approval_turns(
+            sc,
+            _start,
+            _ask,
+            _done,
+            what="command approval",
+            approved="command approval (escalation request) approved",
+            dialog=Expect("blocked", APPROVAL, "command approval prompt", settle=1.5),
+            first_option="1. Yes, proceed",
+            working=Expect("working", WORKING, "approved; command running"),
+            back="composer",
         ),
         sc(
             "interrupt_esc",

@@ -9,13 +9,14 @@ import subprocess
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Sleep, Type
+from tools.agentlab.actions import Action, Cue, Expect, Keys, Sleep, Type
 from tools.agentlab.base import (
     BASE_ENV,
     AgentSpec,
     RunDirs,
     Scenario,
     answer_turns,
+    approval_turns,
     lab_home,
     scenario_maker,
 )
@@ -134,33 +135,17 @@ def _scenarios() -> list[Scenario]:
     return [
         sc("startup", "launch with the workspace trusted; input box ready", _start()),
         sc("text", "a streamed text answer", _start(), _ask(st.P_TEXT), _done()),
-        sc(
-            "bash_yes",
-            "shell confirmation approved (Allow once)",
-            _start(),
-            _ask(st.P_BASH),
-            Expect("blocked", APPROVAL, "shell confirmation", settle=1.2),
-            Keys(("Enter",), "1. Allow once"),
-            Expect("working", WORKING, "approved; command running"),
-            _done(),
-        ),
-        sc(
-            "bash_esc",
-            "shell confirmation rejected with Esc",
-            _start(),
-            _ask(st.P_BASH),
-            Expect("blocked", APPROVAL, "shell confirmation", settle=1.2),
-            Keys(("Escape",), "reject with Esc"),
-            _done("rejected with Esc; back at the input box"),
-        ),
-        sc(
-            "bash_no",
-            "shell confirmation rejected by choosing No",
-            _start(),
-            _ask(st.P_BASH),
-            Expect("blocked", APPROVAL, "shell confirmation", settle=1.2),
-            PickOption(r"No\b", "choose the No option"),
-            _done("rejected with No; back at the input box"),
+        *approval_turns(
+            sc,
+            _start,
+            _ask,
+            _done,
+            what="shell confirmation",
+            approved="shell confirmation approved (Allow once)",
+            dialog=Expect("blocked", APPROVAL, "shell confirmation", settle=1.2),
+            first_option="1. Allow once",
+            working=Expect("working", WORKING, "approved; command running"),
+            back="input box",
         ),
         sc(
             "interrupt_esc",
