@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from osf_tmux.corpus import Capture, find_captures  # noqa: E402
+from osf_tmux.judge.corpus import Capture, find_captures  # noqa: E402
 from tests.live import DaemonProcess, Feeder  # noqa: E402
 from tests.tmux_server import TmuxServer, retry_until  # noqa: E402
 

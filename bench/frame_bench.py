@@ -20,12 +20,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from osf_tmux.classify import classify  # noqa: E402
-from osf_tmux.corpus import find_captures  # noqa: E402
-from osf_tmux.manifest import Manifest  # noqa: E402
-from osf_tmux.ruleset import load_rules  # noqa: E402
-from osf_tmux.screen import PaneScreen  # noqa: E402
-from osf_tmux.snapshot import Snapshot  # noqa: E402
+from osf_tmux.judge.classify import classify  # noqa: E402
+from osf_tmux.judge.corpus import find_captures  # noqa: E402
+from osf_tmux.judge.manifest import Manifest  # noqa: E402
+from osf_tmux.judge.ruleset import load_rules  # noqa: E402
+from osf_tmux.vt.pane import PaneScreen  # noqa: E402
+from osf_tmux.vt.snapshot import Snapshot  # noqa: E402
 
 GLYPHS = "·✢✳✶✻✽"
 

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from osf_tmux import agent_hooks  # noqa: E402
+from osf_tmux.agents import hooks as agent_hooks  # noqa: E402
 from tests.tmux_server import TmuxServer  # noqa: E402
 
 HOOKS = ROOT.parent / "shared" / "captures" / "claude-2.1.328" / "j_hooks_bash-120x32.hooks.jsonl"
@@ -112,7 +112,9 @@ def main() -> None:
             return spawn(["/bin/sh", "-c", hook], data, env)  # agents run hooks through sh
 
         def run_module() -> tuple[float, float]:
-            return spawn([sys.executable, "-I", "-m", "osf_tmux.report", "claude"], data, env)
+            return spawn(
+                [sys.executable, "-I", "-m", "osf_tmux.agents.report", "claude"], data, env
+            )
 
         def bare_python() -> tuple[float, float]:
             return spawn([sys.executable, "-I", "-S", "-c", "pass"], None, env)
@@ -125,7 +127,7 @@ def main() -> None:
             args.runs,
             {
                 "hook as installed (sh -c, -I -S script)": run_hook,
-                "python -I -m osf_tmux.report (site, runpy)": run_module,
+                "python -I -m osf_tmux.agents.report (site, runpy)": run_module,
                 "baseline: python -I -S -c pass": bare_python,
                 "baseline: one tmux set-option": bare_tmux,
             },

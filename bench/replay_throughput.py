@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pyte
 
-from osf_tmux.screen import PaneScreen
+from osf_tmux.vt.pane import PaneScreen
 
 ROOT = Path(__file__).resolve().parent.parent
 CHUNK = 4096

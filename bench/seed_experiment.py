@@ -70,9 +70,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from osf_tmux.classify import classify  # noqa: E402
-from osf_tmux.ruleset import load_rules  # noqa: E402
-from osf_tmux.snapshot import Snapshot  # noqa: E402
+from osf_tmux.judge.classify import classify  # noqa: E402
+from osf_tmux.judge.ruleset import load_rules  # noqa: E402
+from osf_tmux.vt.snapshot import Snapshot  # noqa: E402
 from tests.live import DaemonProcess  # noqa: E402
 from tests.tmux_server import TmuxServer, retry_until  # noqa: E402
 

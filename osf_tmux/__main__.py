@@ -1,3 +1,3 @@
-from osf_tmux.cli import main
+from osf_tmux.cli.main import main
 
 main()

@@ -7,11 +7,11 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from osf_tmux.corpus import find_captures
-from osf_tmux.manifest import Manifest
-from osf_tmux.ruleset import load_rules
-from osf_tmux.screen import PaneScreen
-from osf_tmux.snapshot import Snapshot
+from osf_tmux.judge.corpus import find_captures
+from osf_tmux.judge.manifest import Manifest
+from osf_tmux.judge.ruleset import load_rules
+from osf_tmux.vt.pane import PaneScreen
+from osf_tmux.vt.snapshot import Snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from osf_tmux.lifecycle import DaemonFiles, read_status, running_pid
+from osf_tmux.daemon.lifecycle import DaemonFiles, read_status, running_pid
 from osf_tmux.tmux import ServerSpec
 from tests.tmux_server import TmuxServer, retry_until
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from osf_tmux import agent_hooks
-from osf_tmux.agent_hooks import HooksError, apply, plan_install, plan_uninstall
+from osf_tmux.agents import hooks as agent_hooks
+from osf_tmux.agents.hooks import HooksError, apply, plan_install, plan_uninstall
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -47,7 +47,7 @@ def ours(hooks: dict[str, Any]) -> dict[str, int]:
     """How many of our hooks each event holds."""
     return {
         event: sum(
-            "osf_tmux/report.py" in h.get("command", "")
+            "osf_tmux/agents/report.py" in h.get("command", "")
             for group in groups
             for h in group.get("hooks", [])
         )
@@ -158,7 +158,7 @@ def test_an_older_install_of_ours_is_replaced_not_doubled(tmp_path: Path) -> Non
     env = env_for(tmp_path)
     settings = tmp_path / "home" / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
-    old = agent_hooks.hooks_table("claude", "/old/venv/bin/python -m osf_tmux.report claude")
+    old = agent_hooks.hooks_table("claude", "/old/venv/bin/python -m osf_tmux.agents.report claude")
     settings.write_text(json.dumps({"hooks": old}))
     install("claude", env)
     hooks = json.loads(settings.read_text())["hooks"]

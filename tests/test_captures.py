@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.corpus import Capture, LabelPoint, find_captures
-from osf_tmux.replay import replay
-from osf_tmux.ruleset import RuleSet, load_rules
+from osf_tmux.judge.corpus import Capture, LabelPoint, find_captures
+from osf_tmux.judge.replay import replay
+from osf_tmux.judge.ruleset import RuleSet, load_rules
 
 CAPTURES = Path(__file__).resolve().parent.parent / "captures"
 

@@ -9,7 +9,7 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from osf_tmux.cli import main
+from osf_tmux.cli.main import main
 
 DEMO_RULES = """
 agent = "demo"

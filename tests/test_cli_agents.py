@@ -10,8 +10,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from osf_tmux import agent_hooks
-from osf_tmux.cli import main
+from osf_tmux.agents import hooks as agent_hooks
+from osf_tmux.cli.main import main
 
 
 def run(home: Path, *args: str) -> tuple[int, str]:

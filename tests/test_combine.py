@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from osf_tmux.classify import Verdict
 from osf_tmux.clock import FakeClock
-from osf_tmux.combine import Observation, PaneTracker, Report, Timing, most_urgent
+from osf_tmux.judge.classify import Verdict
+from osf_tmux.judge.combine import Observation, PaneTracker, Report, Timing, most_urgent
 
 
 def verdict(state: str) -> Verdict:

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from osf_tmux import report as endpoint
-from osf_tmux.classify import Verdict, classify
+from osf_tmux.agents import report as endpoint
 from osf_tmux.clock import FakeClock
-from osf_tmux.combine import Observation, PaneTracker, Report, Timing
-from osf_tmux.manifest import Manifest
-from osf_tmux.ruleset import load_rules
-from osf_tmux.screen import PaneScreen
+from osf_tmux.judge.classify import Verdict, classify
+from osf_tmux.judge.combine import Observation, PaneTracker, Report, Timing
+from osf_tmux.judge.manifest import Manifest
+from osf_tmux.judge.ruleset import load_rules
+from osf_tmux.vt.pane import PaneScreen
 from tests.live import Pace
 
 CLAUDE = Path(__file__).resolve().parent.parent / "captures" / "claude-2.1.328"

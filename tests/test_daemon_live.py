@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.corpus import Capture, LabelPoint, find_captures
+from osf_tmux.judge.corpus import Capture, LabelPoint, find_captures
 from tests.live import DaemonProcess, Feeder, Pace, feed_paced
 from tests.tmux_server import TmuxServer, retry_until
 

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from osf_tmux.clock import FakeClock
-from osf_tmux.combine import PaneTracker
-from osf_tmux.daemon import Daemon, PaneWatch
-from osf_tmux.ruleset import load_rules
-from osf_tmux.screen import PaneScreen
-from osf_tmux.source import PipeFactory
+from osf_tmux.daemon.loop import Daemon, PaneWatch
+from osf_tmux.daemon.source import PipeFactory
+from osf_tmux.judge.combine import PaneTracker
+from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.tmux import PaneInfo, ServerSpec, Tmux
+from osf_tmux.vt.pane import PaneScreen
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = ROOT / "captures/claude-2.1.328/c_bash_yes-120x32.snapshots/02-blocked.txt"

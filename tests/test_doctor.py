@@ -6,17 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux import doctor
-from osf_tmux.doctor import Check
+from osf_tmux.agents import hooks
+from osf_tmux.plugin import doctor
+from osf_tmux.plugin.doctor import Check
 
 
 def test_agent_hooks_found_in_claude_settings(tmp_path: Path) -> None:
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path), "HOME": "/nonexistent"}
     [missing] = doctor.agent_hooks(env)
     assert missing.level == "info" and "osf-tmux hooks install" in missing.fix
-    (tmp_path / "settings.json").write_text('{"hooks": {"Stop": [{"command": "osf-tmux report"}]}}')
+    hooks.apply(hooks.plan_install("claude", env))
     [found] = doctor.agent_hooks(env)
-    assert found.level == "ok"
+    assert found.level == "ok" and str(tmp_path / "settings.json") in found.message
 
 
 def test_plugin_log_failure_is_a_failure(tmp_path: Path) -> None:

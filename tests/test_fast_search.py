@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from osf_tmux.classify import classify, explain
-from osf_tmux.fast_search import fast_search
+from osf_tmux.judge.classify import classify, explain
+from osf_tmux.judge.fast_search import fast_search
 from tests.capture_frames import capture_frames
 
 PATTERNS = [

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux import agent_hooks
+from osf_tmux.agents import hooks as agent_hooks
 from tests.live import DaemonProcess, Feeder
 from tests.tmux_server import TmuxServer, retry_until
 

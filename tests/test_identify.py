@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from osf_tmux.clock import FakeClock
-from osf_tmux.daemon import Daemon
-from osf_tmux.identify import manifest_for
-from osf_tmux.ruleset import RuleSet, load_rules
-from osf_tmux.source import PipeFactory
+from osf_tmux.daemon.identify import manifest_for
+from osf_tmux.daemon.loop import Daemon
+from osf_tmux.daemon.source import PipeFactory
+from osf_tmux.judge.ruleset import RuleSet, load_rules
 from osf_tmux.tmux import PaneInfo, ServerSpec, Tmux
 
 WALL = 1_800_000_000.0

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from osf_tmux.jump import Waiting, jump_commands, order, pick, since_times
+from osf_tmux.plugin.jump import Waiting, jump_commands, order, pick, since_times
 
 
 def w(pane: str, state: str, since: float) -> Waiting:

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.classify import classify, explain
-from osf_tmux.manifest import ManifestError, load_manifest, parse_manifest
-from osf_tmux.ruleset import UnknownAgentError, load_rules
-from osf_tmux.snapshot import Snapshot
+from osf_tmux.judge.classify import classify, explain
+from osf_tmux.judge.manifest import ManifestError, load_manifest, parse_manifest
+from osf_tmux.judge.ruleset import UnknownAgentError, load_rules
+from osf_tmux.vt.snapshot import Snapshot
 
 GOOD = """
 agent = "demo"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from osf_tmux.manifest import Answer, ManifestError, parse_manifest
-from osf_tmux.ruleset import load_rules
+from osf_tmux.judge.manifest import Answer, ManifestError, parse_manifest
+from osf_tmux.judge.ruleset import load_rules
 
 RULE = {"id": "ask", "state": "blocked", "all": ["Proceed\\?"]}
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from osf_tmux.clock import FakeClock
-from osf_tmux.combine import PaneState
-from osf_tmux.daemon import Transition
-from osf_tmux.notify import Notice, Notifier, NotifyConfig, NullBackend, ask_excerpt, clean
-from osf_tmux.notify_backends import DesktopBackend, TerminalBackend, osc_bytes
-from osf_tmux.replay import snapshots_at
-from osf_tmux.snapshot import Snapshot
+from osf_tmux.daemon.loop import Transition
+from osf_tmux.judge.combine import PaneState
+from osf_tmux.judge.replay import snapshots_at
+from osf_tmux.plugin.notify import Notice, Notifier, NotifyConfig, NullBackend, ask_excerpt, clean
+from osf_tmux.plugin.notify_backends import DesktopBackend, TerminalBackend, osc_bytes
 from osf_tmux.tmux import PaneInfo, ServerSpec, Tmux
+from osf_tmux.vt.snapshot import Snapshot
 
 CAPTURE = Path(__file__).resolve().parent.parent / "captures/claude-2.1.328/c_bash_yes-120x32.bytes"
 BLOCKED_AT = 5676  # the Bash permission prompt (c_bash_yes-120x32.labels.json)
@@ -196,7 +196,7 @@ def test_terminal_backend_writes_bell_and_osc() -> None:
 
     class FakeTerminal(TerminalBackend):
         def clients(self) -> list:  # type: ignore[type-arg]
-            from osf_tmux.notify_backends import Client
+            from osf_tmux.plugin.notify_backends import Client
 
             return [Client("/dev/pts/3", "/dev/pts/3", False), Client("client-9", "", True)]
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.lifecycle import DaemonFiles, running_pid
-from osf_tmux.plugin import STATUS_FRAGMENT, WINDOW_FRAGMENT
+from osf_tmux.daemon.lifecycle import DaemonFiles, running_pid
+from osf_tmux.plugin.load import STATUS_FRAGMENT, WINDOW_FRAGMENT
 from osf_tmux.tmux import ServerSpec
 from tests.live import Feeder
 from tests.tmux_server import TmuxServer, retry_until

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from osf_tmux import plugin_options as po
-from osf_tmux.plugin import (
+from osf_tmux.plugin import options as po
+from osf_tmux.plugin.load import (
     STATUS_FRAGMENT,
     WINDOW_FRAGMENT,
     Binding,

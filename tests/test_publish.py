@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from osf_tmux.publish import PanePlace, Publisher, summary
+from osf_tmux.daemon.publish import PanePlace, Publisher, summary
 
 PLACES = {"%1": PanePlace("%1", "@1"), "%2": PanePlace("%2", "@1"), "%3": PanePlace("%3", "@2")}
 

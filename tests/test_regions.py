@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from osf_tmux.regions import Region, is_rule_row
-from osf_tmux.snapshot import Snapshot
+from osf_tmux.judge.regions import Region, is_rule_row
+from osf_tmux.vt.snapshot import Snapshot
 
 SCREEN = Snapshot.from_text(
     "header\n"

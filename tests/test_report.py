@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from osf_tmux import agent_hooks, report
+from osf_tmux.agents import hooks as agent_hooks
+from osf_tmux.agents import report
 from tests.tmux_server import TmuxServer, retry_until
 
 CAPTURES = Path(__file__).resolve().parent.parent / "captures"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.classify import classify
-from osf_tmux.manifest import Manifest, load_manifest
-from osf_tmux.snapshot import Snapshot
+from osf_tmux.judge.classify import classify
+from osf_tmux.judge.manifest import Manifest, load_manifest
+from osf_tmux.vt.snapshot import Snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = ROOT / "rules" / "codex.toml"

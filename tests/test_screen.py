@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from osf_tmux.screen import PaneScreen
-from osf_tmux.snapshot import Snapshot
+from osf_tmux.vt.pane import PaneScreen
+from osf_tmux.vt.snapshot import Snapshot
 
 
 def screen_of(data: bytes, cols: int = 10, rows: int = 5) -> Snapshot:

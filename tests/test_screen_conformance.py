@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.screen import PaneScreen
-from osf_tmux.snapshot import Snapshot
+from osf_tmux.vt.pane import PaneScreen
+from osf_tmux.vt.snapshot import Snapshot
 from tests.tmux_server import PaneState, TmuxServer
 
 pytestmark = pytest.mark.tmux

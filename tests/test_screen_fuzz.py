@@ -8,8 +8,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from osf_tmux.screen import PaneScreen
-from osf_tmux.snapshot import Snapshot
+from osf_tmux.vt.pane import PaneScreen
+from osf_tmux.vt.snapshot import Snapshot
 
 CAPTURES = sorted((Path(__file__).resolve().parent.parent / "captures").glob("*/*.bytes"))
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -14,12 +14,12 @@ import re
 
 import pytest
 
-from osf_tmux.classify import classify, same_verdict
-from osf_tmux.line_local import is_line_local
-from osf_tmux.manifest import parse_manifest
-from osf_tmux.ruleset import RuleSet, load_rules
-from osf_tmux.screen_judge import ScreenJudge
-from osf_tmux.snapshot import Snapshot
+from osf_tmux.judge.classify import classify, same_verdict
+from osf_tmux.judge.line_local import is_line_local
+from osf_tmux.judge.manifest import parse_manifest
+from osf_tmux.judge.ruleset import RuleSet, load_rules
+from osf_tmux.judge.screen_judge import ScreenJudge
+from osf_tmux.vt.snapshot import Snapshot
 from tests.capture_frames import capture_frames
 
 

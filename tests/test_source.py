@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.source import READ_SIZE, PanePipe, PipeFactory
+from osf_tmux.daemon.source import READ_SIZE, PanePipe, PipeFactory
 
 
 @pytest.fixture

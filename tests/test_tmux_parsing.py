@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.process import foreground_commands, foreground_pgid
-from osf_tmux.source import parse_captures
+from osf_tmux.daemon.process import foreground_commands, foreground_pgid
+from osf_tmux.daemon.source import parse_captures
 from osf_tmux.tmux import PANE_FIELDS, SEP, ServerSpec, parse_panes
 
 
@@ -83,7 +83,7 @@ def test_foreground_from_proc(tmp_path: Path) -> None:
 
 
 def test_only_our_hook_entries_are_found() -> None:
-    from osf_tmux.tmux_hooks import install_commands, marker, ours
+    from osf_tmux.daemon.tmux_hooks import install_commands, marker, ours
 
     listing = "\n".join(
         [

@@ -391,7 +391,7 @@ class Recorder:
                 ".bytes at the first ~50 ms capture-pane poll that showed the cue. offset_exact ="
                 " first pipe-pane read boundary (from .timing), searched from the previous "
                 "segment's offset to the next driver action, at which a replay of the bytes "
-                "into osf_tmux.screen.PaneScreen shows the cue (and not `absent`)."
+                "into osf_tmux.vt.pane.PaneScreen shows the cue (and not `absent`)."
             ),
             "segments": self.rec.segments,
             "driver_events": self.rec.events,

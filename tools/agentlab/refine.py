@@ -2,7 +2,7 @@
 
 Polling lags (50 ms, plus pipe-pane to sink latency) and can even run ahead of the file (tmux
 drew the frame before the sink wrote it). Replaying the bytes into the project's own screen
-model (osf_tmux.screen.PaneScreen) at every pipe-pane read boundary finds the first boundary at
+model (osf_tmux.vt.pane.PaneScreen) at every pipe-pane read boundary finds the first boundary at
 which the cue is visible, which is what the classifier will be asked about."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from osf_tmux.screen import PaneScreen
+from osf_tmux.vt.pane import PaneScreen
 from tools.agentlab.actions import Cue
 
 

@@ -1,0 +1,150 @@
+"""Commands that deal with the agents themselves: their hooks, launching one with our hooks,
+and typing into their panes safely."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import click
+
+from osf_tmux.agents import hooks as agent_hooks
+from osf_tmux.agents import safe_input
+from osf_tmux.agents.hooks import HooksError
+from osf_tmux.cli.daemon import pass_server
+from osf_tmux.judge.ruleset import load_rules
+from osf_tmux.paths import user_rules_dir
+from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
+
+agent_option = click.option(
+    "--agent",
+    "agent",
+    required=True,
+    type=click.Choice(agent_hooks.AGENTS),
+    help="Which agent's settings.",
+)
+
+
+@click.group("hooks")
+def hooks_group() -> None:
+    """Agent hooks that report each turn's state to osf-tmux as it happens.
+
+    The hooks run `osf_tmux/agents/report.py`, which records the state on the agent's pane and wakes
+    the daemon; the screen still has the last word. Your own hooks and settings stay as they are;
+    the file as it was is kept beside it (*.osf-tmux.bak)."""
+
+
+def _apply(plan: agent_hooks.Plan, dry_run: bool, verb: str) -> None:
+    if not plan.changes:
+        click.echo(f"nothing to {verb}: already so")
+    for change in plan.changes:
+        action = "remove" if change.after is None else "write"
+        click.echo(f"{'would ' if dry_run else ''}{action} {change.path}")
+        backup = agent_hooks.backup_path(change.path)
+        if change.before is not None and change.after is not None and not backup.exists():
+            click.echo(f"  {'would keep' if dry_run else 'kept'} the original as {backup}")
+    if not dry_run:
+        try:
+            agent_hooks.apply(plan)
+        except OSError as exc:
+            raise click.ClickException(f"could not write: {exc}") from None
+    for note in plan.notes:
+        click.echo(f"note: {note}")
+
+
+@hooks_group.command("install")
+@agent_option
+@click.option("--dry-run", is_flag=True, help="Say what would change; change nothing.")
+def install_cmd(agent: str, dry_run: bool) -> None:
+    """Merge osf-tmux's hooks into AGENT's settings (installing twice changes nothing)."""
+    try:
+        plan = agent_hooks.plan_install(agent)
+    except HooksError as exc:
+        raise click.ClickException(str(exc)) from None
+    _apply(plan, dry_run, "install")
+
+
+@hooks_group.command("uninstall")
+@agent_option
+@click.option("--dry-run", is_flag=True, help="Say what would change; change nothing.")
+def uninstall_cmd(agent: str, dry_run: bool) -> None:
+    """Take osf-tmux's hooks out of AGENT's settings again (byte for byte, when nothing else
+    changed there since the install)."""
+    try:
+        plan = agent_hooks.plan_uninstall(agent)
+    except HooksError as exc:
+        raise click.ClickException(str(exc)) from None
+    _apply(plan, dry_run, "uninstall")
+
+
+@click.command(
+    "launch", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False}
+)
+@click.argument("agent", type=click.Choice(agent_hooks.AGENTS))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def launch_cmd(agent: str, args: tuple[str, ...]) -> None:
+    """Start AGENT (found on PATH) with osf-tmux's hooks for this run only, touching no file.
+
+    Claude Code gets them through --settings; Codex gets osf-tmux as its notify program (-c),
+    unless your config.toml names one of its own. ARGS go to the agent unchanged."""
+    binary = shutil.which(agent)
+    if binary is None:
+        raise click.ClickException(f"{agent} is not installed or not on PATH")
+    try:
+        argv, notes = agent_hooks.launch_argv(agent, binary, list(args), os.environ)
+    except HooksError as exc:
+        raise click.ClickException(str(exc)) from None
+    for note in notes:
+        click.echo(f"osf-tmux: {note}", err=True)
+    sys.stdout.flush()
+    try:
+        os.execv(binary, argv)
+    except OSError as exc:
+        raise click.ClickException(f"could not start {binary}: {exc.strerror or exc}") from None
+
+
+@click.command("send")
+@click.argument("pane")
+@click.argument("text", nargs=-1, required=True)
+@pass_server
+def send_cmd(server: ServerSpec, pane: str, text: tuple[str, ...]) -> None:
+    """Type TEXT into the agent in PANE and submit it; refused while the agent waits for an
+    answer (then nothing is typed).
+
+    The pane is judged afresh first (its screen now, and the agent's latest hook report)."""
+    rules = load_rules(user_rules_dir())
+    try:
+        looked = safe_input.send(Tmux(server), rules, pane, " ".join(text))
+    except safe_input.InputRefused as exc:
+        raise click.ClickException(str(exc)) from None
+    except NoServerError:
+        raise click.ClickException(f"no tmux server running for {server.describe()}") from None
+    except TmuxError as exc:
+        raise click.ClickException(str(exc)) from None
+    state = looked.state or "idle"
+    click.echo(f"sent to {looked.info.pane_id} ({looked.info.address}, was {state})")
+
+
+@click.command("answer")
+@click.argument("pane")
+@click.argument("choice")
+@pass_server
+def answer_cmd(server: ServerSpec, pane: str, choice: str) -> None:
+    """Answer the prompt the agent in PANE waits on: CHOICE is yes, no, or the number of an
+    option in its menu. Refused unless the screen shows a prompt right now.
+
+    The keys per agent come from the [answer] table of its rules (rules/*.toml)."""
+    rules = load_rules(user_rules_dir())
+    try:
+        keys = safe_input.answer(Tmux(server), rules, pane, choice)
+    except safe_input.InputRefused as exc:
+        raise click.ClickException(str(exc)) from None
+    except NoServerError:
+        raise click.ClickException(f"no tmux server running for {server.describe()}") from None
+    except TmuxError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"answered {choice} ({' '.join(keys)})")
+
+
+COMMANDS = (hooks_group, launch_cmd, send_cmd, answer_cmd)

@@ -1,0 +1,229 @@
+"""Commands that judge recorded bytes and check rule manifests (no tmux needed)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from osf_tmux.judge.classify import explain as explain_snapshot
+from osf_tmux.judge.corpus import Capture
+from osf_tmux.judge.manifest import (
+    Manifest,
+    ManifestError,
+    load_manifest,
+    manifest_files,
+    shipped_rules_dir,
+)
+from osf_tmux.judge.replay import parse_size, replay, snapshots_at
+from osf_tmux.judge.ruleset import RuleSet, UnknownAgentError, load_rules
+from osf_tmux.paths import user_rules_dir
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _ruleset() -> RuleSet:
+    rules = load_rules(user_rules_dir())
+    for problem in rules.problems:
+        click.echo(f"warning: {problem} (the shipped rules stay in force)", err=True)
+    return rules
+
+
+def _read_capture(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _size_and_agent(path: str, size: str | None, agent: str | None) -> tuple[int, int, Manifest]:
+    capture = Capture(Path(path), _labels_beside(Path(path)))
+    try:
+        guessed_size = capture.size()
+        guessed_agent = capture.agent()
+    except (ValueError, KeyError) as exc:
+        raise click.ClickException(f"bad labels beside {path}: {exc}") from None
+    if size is not None:
+        try:
+            cols, rows = parse_size(size)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--size") from None
+    elif guessed_size is not None:
+        cols, rows = guessed_size
+    else:
+        raise click.UsageError("give --size COLSxROWS (the capture's name does not say)")
+    name = agent or guessed_agent
+    if name is None:
+        raise click.UsageError("give --agent NAME (the capture's folder does not say)")
+    try:
+        manifest = _ruleset().get(name)
+    except UnknownAgentError as exc:
+        raise click.BadParameter(str(exc), param_hint="--agent") from None
+    return cols, rows, manifest
+
+
+def _labels_beside(path: Path) -> Path | None:
+    if not path.name.endswith(".bytes"):
+        return None
+    labels = path.with_name(path.name[: -len(".bytes")] + ".labels.json")
+    return labels if labels.is_file() else None
+
+
+def _offsets(spec: str | None, total: int) -> list[int]:
+    if spec is None:
+        return [total]
+    out = []
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if not part.isdigit():
+            raise click.BadParameter(f"{part!r} is not a byte offset", param_hint="--at")
+        offset = int(part)
+        if offset > total:
+            raise click.BadParameter(
+                f"offset {offset} is past the end of the capture ({total} bytes)", param_hint="--at"
+            )
+        out.append(offset)
+    if not out:
+        raise click.BadParameter("no offsets given", param_hint="--at")
+    return out
+
+
+def _capture_options(func: F) -> F:
+    func = click.option("--agent", metavar="NAME", help="Agent whose rules apply (claude, ...).")(
+        func
+    )
+    return click.option(
+        "--size",
+        metavar="COLSxROWS",
+        help="Pane size the capture was recorded at (default: from its labels or name).",
+    )(func)
+
+
+@click.command("replay")
+@click.argument("capture", type=click.Path(dir_okay=False))
+@_capture_options
+@click.option("--at", "at", metavar="OFFSET,...", help="Byte offsets to judge at (default: end).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+def replay_cmd(
+    capture: str, size: str | None, agent: str | None, at: str | None, as_json: bool
+) -> None:
+    """The state a pane would show after the first OFFSET bytes of CAPTURE.
+
+    CAPTURE is raw bytes an agent wrote into a pane (e.g. recorded with `pipe-pane -O`)."""
+    cols, rows, manifest = _size_and_agent(capture, size, agent)
+    data = _read_capture(capture)
+    for point in replay(data, cols, rows, manifest, _offsets(at, len(data))):
+        v = point.verdict
+        if as_json:
+            click.echo(
+                json.dumps(
+                    {"offset": point.offset, "state": v.state, "rule": v.rule, "agent": v.agent}
+                )
+            )
+        else:
+            click.echo(f"{point.offset}\t{v.state}\t{v.rule or '(default)'}")
+
+
+@click.command("explain")
+@click.option(
+    "--file",
+    "capture",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Raw byte capture to replay.",
+)
+@_capture_options
+@click.option("--at", "at", type=int, metavar="OFFSET", help="Byte offset (default: the end).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def explain_cmd(
+    capture: str, size: str | None, agent: str | None, at: int | None, as_json: bool
+) -> None:
+    """Show the screen as osf-tmux sees it and which rule decided, and why earlier ones did not."""
+    cols, rows, manifest = _size_and_agent(capture, size, agent)
+    data = _read_capture(capture)
+    (offset,) = _offsets(None if at is None else str(at), len(data))
+    ((_, snap),) = snapshots_at(data, cols, rows, [offset])
+    verdict, traces = explain_snapshot(snap, manifest)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "offset": offset,
+                    "agent": manifest.agent,
+                    "size": [cols, rows],
+                    "rows": list(snap.rows),
+                    "cursor": list(snap.cursor),
+                    "title": snap.title,
+                    "alt_screen": snap.alt_screen,
+                    "state": verdict.state,
+                    "rule": verdict.rule,
+                    "trace": [
+                        {
+                            "rule": t.rule.id,
+                            "state": t.rule.state,
+                            "matched": t.matched,
+                            "reason": t.reason,
+                        }
+                        for t in traces
+                    ],
+                },
+                ensure_ascii=False,
+            )
+        )
+        return
+    width = len(str(rows - 1))
+    click.echo(f"offset {offset} of {len(data)}  size {cols}x{rows}  agent {manifest.agent}")
+    click.echo(f"title {snap.title!r}  cursor {snap.cursor}  alt_screen {snap.alt_screen}")
+    click.echo("+" + "-" * cols)
+    for i, row in enumerate(snap.rows):
+        click.echo(f"{i:>{width}}|{row}")
+    click.echo("+" + "-" * cols)
+    for t in traces:
+        mark = "=>" if t.matched else "  "
+        click.echo(f"{mark} {t.rule.id} [{t.rule.state}]: {t.reason}")
+    click.echo(f"state: {verdict.state} (rule: {verdict.rule or 'none matched, default'})")
+
+
+@click.group("rules")
+def rules_group() -> None:
+    """Inspect and validate rule manifests."""
+
+
+@rules_group.command("check")
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+def rules_check(files: tuple[str, ...]) -> None:
+    """Validate manifests: FILES, or the shipped ones plus your own (~/.config/osf-tmux/rules).
+
+    Every problem is listed (file, rule, key, what is wrong); exit status 1 if any."""
+    paths = [Path(f) for f in files]
+    if not paths:
+        paths = manifest_files(shipped_rules_dir())
+        user = user_rules_dir()
+        if user.is_dir():
+            paths += manifest_files(user)
+    failed = 0
+    for path in paths:
+        try:
+            m = load_manifest(path)
+        except ManifestError as exc:
+            failed += 1
+            for problem in exc.problems:
+                click.echo(f"error: {problem}", err=True)
+            continue
+        click.echo(f"ok: {path} ({m.agent}, {len(m.rules)} rules)")
+    if failed:
+        raise click.ClickException(f"{failed} of {len(paths)} manifests have problems")
+
+
+@rules_group.command("list")
+def rules_list() -> None:
+    """The agents known and where each one's rules come from."""
+    rules = _ruleset()
+    for name, m in sorted(rules.manifests.items()):
+        origin = "user" if name in rules.overridden else "shipped"
+        click.echo(f"{name}\t{m.name}\t{len(m.rules)} rules\t{origin}: {m.source}")

@@ -1,0 +1,714 @@
+"""The sidecar: one screen per pane of a tmux server, judged as bytes arrive, published to tmux.
+
+Single-threaded: one selector over every pane's FIFO, timers computed from the panes' own
+deadlines. Data flows one way: source -> screen -> classify -> combine -> publish."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import selectors
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from osf_tmux.clock import Clock, SystemClock
+from osf_tmux.daemon import tmux_hooks
+from osf_tmux.daemon.identify import manifest_for
+from osf_tmux.daemon.process import foreground_commands
+from osf_tmux.daemon.publish import PanePlace, Publisher
+from osf_tmux.daemon.source import (
+    PaneCapture,
+    PanePipe,
+    PipeFactory,
+    capture_panes,
+    detach_commands,
+)
+from osf_tmux.judge.classify import Verdict
+from osf_tmux.judge.combine import Observation, PaneState, PaneTracker, Report, Timing
+from osf_tmux.judge.manifest import Manifest
+from osf_tmux.judge.ruleset import RuleSet
+from osf_tmux.judge.screen_judge import ScreenJudge
+from osf_tmux.tmux import (
+    SEP,
+    NoServerError,
+    PaneInfo,
+    Tmux,
+    TmuxError,
+    list_panes_format,
+    parse_panes,
+)
+from osf_tmux.vt.pane import PaneScreen
+from osf_tmux.vt.snapshot import Snapshot
+
+log = logging.getLogger("osf_tmux.daemon.loop")
+
+_CLIENT_HEAD = "OSFCLIENT" + SEP
+
+
+@dataclass(frozen=True)
+class Settings:
+    sweep_interval: float = 2.0  # list-panes: new and gone panes, sizes, focus, reports
+    # (tmux hooks wake the daemon for a sweep at once when panes or focus change)
+    settle: float = 0.03  # a pane quiet this long has finished drawing its frame
+    ceiling: float = 0.25  # judge at least this often while output keeps coming
+    max_pending: int = 256 * 1024  # unparsed bytes past this are dropped and the pane re-seeded
+    feed_budget: int = 64 * 1024  # bytes parsed per pane per loop turn, so no pane starves others
+    reseed_quiet: float = 0.1  # after a dropped flood, re-seed once the pane is this quiet
+    reseed_every: float = 1.0  # ... or this often while the flood goes on
+    check_interval: float = 10.0  # cross-check screens against capture-pane
+    identify_interval: float = 0.5  # re-read a non-agent pane's process when it prints
+    status_interval: float = 0.2  # at most this often rewrite the status file
+    status_refresh: float = 5.0  # ... and at least this often (fresh counters for `status`)
+    # While several panes draw, one wake-up gathers the frames of all of them: a wake-up costs
+    # about as much CPU as a frame (measured ~0.1-0.3 ms on a VM, even with nothing to do). The
+    # loop waits `batch_per_pane` per pane that drew in the last second, at most `batch`. A
+    # frame read at a wake-up is judged at once if its FIFO's write stamp shows it settled
+    # already, else at the next one, so the wait costs latency only for frames still moving.
+    batch: float = 0.09
+    batch_per_pane: float = 0.03
+    stamp_slack: float = 0.01  # FIFO write stamps come from a coarse clock that lags a tick or two
+    timing: Timing = field(default_factory=Timing)
+
+
+@dataclass(frozen=True)
+class Transition:
+    """A pane's published state changed (what notifications are made of)."""
+
+    pane: PaneInfo
+    agent: str | None
+    before: PaneState
+    after: PaneState
+    snapshot: Snapshot | None  # the screen that decided it, when the screen did
+
+
+@dataclass
+class PaneWatch:
+    """Everything the daemon holds for one pane."""
+
+    info: PaneInfo
+    tracker: PaneTracker
+    pipe: PanePipe | None = None
+    mode: str = "none"  # pipe | foreign | none
+    manifest: Manifest | None = None
+    screen: PaneScreen | None = None
+    pending: bytearray = field(default_factory=bytearray)
+    dropping_since: float | None = None
+    needs_seed: bool = False
+    last_bytes: float = float("-inf")  # when the pane last wrote (monotonic)
+    last_read: float = float("-inf")  # when its FIFO was last read with bytes in it
+    dirty_since: float | None = None
+    checked_bytes: bool = False
+    verdict: Verdict | None = None
+    judge: ScreenJudge | None = None  # classifies this pane's screens, one after another
+    report: tuple[str, Report | None] = ("", None)  # `@osf_report` as read, and parsed
+    last_identify: float = float("-inf")
+    seed_not_before: float = float("-inf")
+    reseeds: int = 0
+    mismatches: int = 0
+    dropped: int = 0
+
+
+class Daemon:
+    def __init__(
+        self,
+        tmux: Tmux,
+        rules: RuleSet,
+        pipes: PipeFactory,
+        token: str,
+        *,
+        clock: Clock | None = None,
+        settings: Settings | None = None,
+        status_file: Path | None = None,
+        identify: Callable[[int], list[list[str]]] = foreground_commands,
+        on_transition: Callable[[Transition], None] | None = None,
+    ) -> None:
+        self.tmux = tmux
+        self.rules = rules
+        self.pipes = pipes
+        self.token = token
+        self.clock = clock or SystemClock()
+        self.settings = settings or Settings()
+        self.status_file = status_file
+        self.identify_argv = identify
+        self.on_transition = on_transition
+        self.panes: dict[str, PaneWatch] = {}
+        # Panes with something to do (bytes to parse, a frame to judge, a seed, a deadline):
+        # the loop visits only these, so quiet panes cost nothing per turn.
+        self.active: set[str] = set()
+        self.clients: list[str] = []
+        self.publisher = Publisher()
+        self.selector = selectors.DefaultSelector()
+        self.stopping = False
+        self.hooks_installed = False
+        self.started = self.clock.wall()
+        self.next_sweep = float("-inf")
+        self.next_check = self.clock.now() + self.settings.check_interval
+        self.status_dirty = True
+        self.last_status_write = float("-inf")
+        self.woke = float("-inf")
+        self.counters = {"sweeps": 0, "publishes": 0, "reseeds": 0, "mismatches": 0}
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self.selector.register(self._wake_r, selectors.EVENT_READ, None)
+
+    # ---- lifecycle -------------------------------------------------------------------------
+
+    def install_signal_handlers(self) -> None:
+        signal.set_wakeup_fd(self._wake_w)
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, self._on_signal)
+        signal.signal(signal.SIGUSR1, self._on_wake)
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        self.stopping = True
+
+    def _on_wake(self, signum: int, frame: Any) -> None:
+        self.next_sweep = float("-inf")  # a tmux hook says panes or focus changed
+
+    def install_hooks(self) -> None:
+        """tmux hooks that wake us, and `@osf_daemon_pid` so agent hooks can wake us too."""
+        try:
+            self.tmux.run("set-option", "-g", "@osf_daemon_pid", str(os.getpid()))
+            tmux_hooks.install(self.tmux, os.getpid(), self.token)
+            self.hooks_installed = True
+        except TmuxError as exc:
+            log.warning(
+                "could not install tmux hooks (sweeping every %.1fs instead): %s",
+                self.settings.sweep_interval,
+                exc,
+            )
+
+    def run(self) -> None:
+        self.pipes.prepare()
+        try:
+            while not self.stopping:
+                self.step()
+        except NoServerError as exc:
+            log.info("tmux server is gone (%s); exiting", exc)
+            self._close_all()
+            return
+        self.shutdown()
+
+    def shutdown(self) -> None:
+        """Give the panes back as they were: our pipes closed, our options unset."""
+        commands = [
+            c
+            for w in self.panes.values()
+            if w.mode == "pipe"
+            for c in detach_commands(w.info.pane_id)
+        ]
+        commands += self.publisher.clear_commands()
+        if self.hooks_installed:
+            commands.append(["set-option", "-g", "-u", "@osf_daemon_pid"])
+            try:
+                tmux_hooks.remove(self.tmux, self.token)
+            except TmuxError as exc:
+                log.warning("could not remove tmux hooks: %s", exc)
+        if commands:
+            try:
+                self.tmux.run_many(commands)
+            except TmuxError as exc:
+                log.warning("could not clean up tmux state: %s", exc)
+        self._close_all()
+        self.write_status(force=True, running=False)
+
+    def _close_all(self) -> None:
+        for watch in self.panes.values():
+            self._close_pipe(watch)
+        self.panes.clear()
+
+    # ---- the loop --------------------------------------------------------------------------
+
+    def step(self, max_wait: float = 1.0) -> None:
+        """One turn: wait for bytes or the next deadline, then do what is due."""
+        now = self.clock.now()
+        if now >= self.next_sweep:
+            self.sweep()
+            now = self.clock.now()
+        # Panes that drew in the last second, not the active set: a pane judged at once leaves
+        # that set, which would shorten the very wait that gathers it.
+        drawing = sum(1 for w in self.panes.values() if now - w.last_read < 1.0)
+        # One pane alone gains nothing from waiting; a flooding pane must be drained, since
+        # tmux buffers whatever is not read, without bound.
+        if drawing > 1 and not any(w.dropping_since is not None for w in self._busy()):
+            s = self.settings
+            hold = min(max_wait, self.woke + min(s.batch, s.batch_per_pane * drawing) - now)
+            if hold > 0:
+                time.sleep(hold)  # bytes wait in their FIFOs; a deadline due meanwhile waits too
+                now = self.clock.now()
+        timeout = max(0.0, min(max_wait, self._next_deadline(now) - now))
+        ready = self.selector.select(timeout)
+        self.woke = self.clock.now()
+        for key, _ in ready:
+            if key.data is None:
+                _drain(self._wake_r)
+                continue
+            watch = self.panes.get(key.data)
+            if watch is not None and watch.pipe is not None:
+                # A pane whose flood is being dropped is drained hard: tmux buffers what we do
+                # not read without bound, and its backlog delays the right state.
+                limit = 64 if watch.dropping_since is not None else 8
+                self._on_bytes(watch, watch.pipe.read(limit))
+        self.process()
+
+    def _busy(self) -> list[PaneWatch]:
+        return [w for p in self.active if (w := self.panes.get(p)) is not None]
+
+    def _next_deadline(self, now: float) -> float:
+        s = self.settings
+        times = [self.next_sweep, self.next_check]
+        for w in self._busy():
+            if w.pending:
+                return now
+            if w.dirty_since is not None:
+                due = min(w.last_bytes + s.settle, w.dirty_since + s.ceiling)
+                if due <= now:
+                    return now  # the usual case while panes draw: no need to look further
+                times.append(due)
+            if w.dropping_since is not None:
+                times.append(min(w.last_bytes + s.reseed_quiet, w.dropping_since + s.reseed_every))
+            deadline = w.tracker.deadline()
+            if deadline is not None:
+                times.append(deadline)
+        if self.status_dirty:
+            times.append(self.last_status_write + s.status_interval)
+        times.append(self.last_status_write + s.status_refresh)
+        return min(times)
+
+    def _on_bytes(self, watch: PaneWatch, data: bytes) -> None:
+        if not data:
+            return
+        now = self.clock.now()
+        watch.last_bytes = self._written_at(watch, now)
+        watch.last_read = now
+        watch.checked_bytes = True
+        if watch.manifest is None:
+            # Not an agent (yet): the bytes are not parsed, but an agent may just have started.
+            if now - watch.last_identify >= self.settings.identify_interval:
+                self._identify(watch, now)
+            return
+        if watch.dropping_since is not None:
+            watch.dropped += len(data)
+            return
+        watch.pending += data
+        self.active.add(watch.info.pane_id)
+        if len(watch.pending) > self.settings.max_pending:
+            watch.dropped += len(watch.pending)
+            watch.pending.clear()
+            watch.dropping_since = now
+            log.info(
+                "%s: output faster than it can be parsed; dropping until it calms down",
+                watch.info.pane_id,
+            )
+
+    def _written_at(self, watch: PaneWatch, now: float) -> float:
+        """When the bytes just read from `watch` were written (monotonic): from the FIFO's write
+        stamp when it tells, else the time of reading, which is never too early."""
+        pipe = watch.pipe
+        # Bytes still in the FIFO are newer than the ones read, whatever the stamp says.
+        stamp = pipe.write_stamp() if pipe is not None and pipe.drained else None
+        if stamp is None:
+            return now
+        age = self.clock.wall() - stamp - self.settings.stamp_slack
+        if age <= 0:
+            return now
+        # Whatever was in the FIFO at the last read was read then: the bytes are newer.
+        return max(now - age, watch.last_read)
+
+    def process(self) -> None:
+        """Parse pending bytes, re-seed and judge what is due, publish what changed."""
+        s = self.settings
+        now = self.clock.now()
+        to_seed: list[PaneWatch] = []
+        busy = self._busy()
+        for w in busy:
+            if w.screen is not None and w.pending:
+                chunk = bytes(w.pending[: s.feed_budget])
+                del w.pending[: s.feed_budget]
+                w.screen.feed(chunk)
+                if w.dirty_since is None:
+                    w.dirty_since = now
+            if w.dropping_since is not None and (
+                now - w.last_bytes >= s.reseed_quiet or now - w.dropping_since >= s.reseed_every
+            ):
+                w.needs_seed = True
+            if w.needs_seed and w.manifest is not None and now >= w.seed_not_before:
+                to_seed.append(w)
+        if to_seed:
+            self._seed(to_seed)
+        changed = False
+        now = self.clock.now()
+        for w in busy:
+            due = (
+                w.dirty_since is not None
+                and not w.pending
+                and (now - w.last_bytes >= s.settle or now - w.dirty_since >= s.ceiling)
+            )
+            deadline = w.tracker.deadline()
+            if due or (deadline is not None and now >= deadline):
+                changed |= self._judge(w)
+            if not (
+                w.pending
+                or w.dirty_since is not None
+                or w.dropping_since is not None
+                or w.needs_seed
+                or w.tracker.deadline() is not None
+            ):
+                self.active.discard(w.info.pane_id)
+        if now >= self.next_check:
+            self._cross_check()
+            self.next_check = now + s.check_interval
+        if changed:
+            self.publish()
+        if now - self.last_status_write >= s.status_refresh:
+            self.status_dirty = True
+        if self.status_dirty and now - self.last_status_write >= s.status_interval:
+            self.write_status()
+
+    # ---- judging ---------------------------------------------------------------------------
+
+    def _judge(self, w: PaneWatch) -> bool:
+        """Classify the pane's screen and run it through its tracker; True if its state changed."""
+        w.dirty_since = None
+        snap = None
+        if w.manifest is not None and w.screen is not None:
+            if w.judge is None or w.judge.manifest is not w.manifest:
+                w.judge = ScreenJudge(w.manifest)
+            snap = w.screen.snapshot()
+            w.verdict = w.judge.verdict(snap)
+        else:
+            w.verdict = None
+        before = w.tracker.current
+        after = w.tracker.update(self._observe(w), self.clock.now(), self.clock.wall())
+        if after != before:
+            self.status_dirty = True
+        if after.state == before.state:
+            return False
+        log.info(
+            "%s %s: %s -> %s (%s)",
+            w.info.pane_id,
+            w.info.address,
+            before.state,
+            after.state,
+            after.rule,
+        )
+        if self.on_transition is not None:
+            agent = w.manifest.agent if w.manifest else None
+            try:
+                self.on_transition(Transition(w.info, agent, before, after, snap))
+            except Exception:  # a notifier must never take the daemon down
+                log.exception("%s: on_transition failed", w.info.pane_id)
+        return True
+
+    def _observe(self, w: PaneWatch) -> Observation:
+        text = w.info.report
+        if w.report[0] != text:
+            w.report = (text, Report.parse(text))
+        return Observation(
+            is_agent=w.manifest is not None,
+            screen=w.verdict,
+            seen=w.info.seen,
+            report=w.report[1],
+            quiet=self.clock.now() - w.last_bytes,
+        )
+
+    def states(self) -> dict[str, PaneState]:
+        return {pid: w.tracker.current for pid, w in self.panes.items()}
+
+    def publish(self) -> None:
+        states = {pid: w.tracker.current.state for pid, w in self.panes.items()}
+        places = {pid: PanePlace(pid, w.info.window_id) for pid, w in self.panes.items()}
+        commands = self.publisher.commands(states, places)
+        if not commands:
+            return
+        self.counters["publishes"] += 1
+        refresh = [["refresh-client", "-S", "-t", c] for c in self.clients]
+        try:
+            self.tmux.run_many(commands + refresh)
+        except NoServerError:
+            raise
+        except TmuxError as exc:
+            # Usually a client or pane that went away in between; the next sweep catches up.
+            log.debug("publish: %s", exc)
+            self.publisher.forget()
+        self.status_dirty = True
+
+    # ---- the sweep -------------------------------------------------------------------------
+
+    def sweep(self) -> None:
+        """One `list-panes -a` (plus clients): new, gone, resized, re-identified panes."""
+        out = self.tmux.run_many(
+            [
+                ["list-panes", "-a", "-F", list_panes_format()],
+                ["list-clients", "-F", _CLIENT_HEAD + "#{client_name}"],
+            ]
+        )
+        self.counters["sweeps"] += 1
+        now = self.clock.now()
+        self.next_sweep = now + self.settings.sweep_interval
+        self.clients = [
+            line[len(_CLIENT_HEAD) :] for line in out.splitlines() if line.startswith(_CLIENT_HEAD)
+        ]
+        infos = {p.pane_id: p for p in parse_panes(out)}
+        attach: list[list[str]] = []
+        for pane_id in list(self.panes):
+            if pane_id not in infos:
+                self._close_pipe(self.panes.pop(pane_id))
+                self.active.discard(pane_id)
+                self.status_dirty = True
+        foreign: list[PaneWatch] = []
+        for pane_id, info in infos.items():
+            w = self.panes.get(pane_id)
+            if w is None:
+                w = self.panes[pane_id] = PaneWatch(info, PaneTracker(self.settings.timing))
+                self.status_dirty = True
+            old = w.info
+            w.info = info
+            if (old.width, old.height) != (info.width, info.height) and w.screen is not None:
+                w.screen.resize(info.width, info.height)
+                w.needs_seed = True  # tmux reflows; the app redraws only what it chooses to
+            attach += self._reconcile_pipe(w)
+            self._identify(w, now)
+            if w.mode == "foreign" and w.manifest is not None:
+                foreign.append(w)
+            if old.seen != info.seen or old.report != info.report:
+                w.dirty_since = w.dirty_since or now  # re-judge: focus and reports matter
+            if w.needs_seed or w.dirty_since is not None:
+                self.active.add(pane_id)
+        if attach:
+            try:
+                self.tmux.run_many(attach)
+            except NoServerError:
+                raise
+            except TmuxError as exc:
+                log.warning("attaching pipes: %s", exc)
+        if foreign:
+            # Someone else's pipe (tmux-logging, ...) stays; these panes are polled instead.
+            for w in foreign:
+                w.needs_seed = True
+                self.active.add(w.info.pane_id)
+
+    def _reconcile_pipe(self, w: PaneWatch) -> list[list[str]]:
+        info = w.info
+        if info.dead:
+            self._close_pipe(w)
+            w.mode = "none"
+            return []
+        ours = info.our_pipe == self.token
+        if info.piped and not ours:
+            if w.mode != "foreign":
+                log.info("%s: keeps its own pipe-pane; watching it with capture-pane", info.pane_id)
+                self._close_pipe(w)
+                w.mode = "foreign"
+            return []
+        if info.piped and ours and w.pipe is not None:
+            if not w.pipe.writer_gone():
+                return []
+            # tmux still has a pipe but our reader is gone: someone put their own in its place.
+            log.info("%s: our pipe was replaced by another pipe-pane; keeping theirs", info.pane_id)
+            self._close_pipe(w)
+            w.mode = "foreign"
+            return [["set-option", "-p", "-u", "-t", info.pane_id, "@osf_pipe"]]
+        if info.piped and ours and not self.pipes.earlier_reader_alive(info.pane_id):
+            if w.mode != "foreign":
+                log.info("%s: an earlier daemon's pipe was replaced; keeping it", info.pane_id)
+                w.mode = "foreign"
+            return [["set-option", "-p", "-u", "-t", info.pane_id, "@osf_pipe"]]
+        # No pipe, or one of ours from an earlier daemon: (re)attach, which replaces it.
+        self._close_pipe(w)
+        w.pipe = self.pipes.open(info.pane_id)
+        self.selector.register(w.pipe.read_fd, selectors.EVENT_READ, info.pane_id)
+        w.mode = "pipe"
+        w.needs_seed = True
+        return self.pipes.attach_command(w.pipe, info.pane_id, self.token)
+
+    def _close_pipe(self, w: PaneWatch) -> None:
+        if w.pipe is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                self.selector.unregister(w.pipe.read_fd)
+            w.pipe.close()
+            w.pipe = None
+
+    def _identify(self, w: PaneWatch, now: float) -> None:
+        w.last_identify = now
+        manifest = self._manifest_for(w.info)
+        if manifest is w.manifest:
+            return
+        log.info(
+            "%s %s: agent %s -> %s",
+            w.info.pane_id,
+            w.info.address,
+            w.manifest.agent if w.manifest else None,
+            manifest.agent if manifest else None,
+        )
+        w.manifest = manifest
+        w.pending.clear()
+        w.verdict = None
+        w.screen = None
+        w.needs_seed = manifest is not None
+        w.dirty_since = now
+        self.active.add(w.info.pane_id)
+        self.status_dirty = True
+
+    def _manifest_for(self, info: PaneInfo) -> Manifest | None:
+        return manifest_for(
+            self.rules,
+            info,
+            self.identify_argv,
+            self.clock.wall(),
+            self.settings.timing.report_ttl,
+        )
+
+    # ---- seeding and cross-checks ----------------------------------------------------------
+
+    def _seed(self, watches: list[PaneWatch]) -> None:
+        """Set screens from `capture-pane -e`: bytes already read are part of what it shows."""
+        for w in watches:
+            if w.pipe is not None:
+                w.pipe.read()  # drained: what they drew is in the capture
+        try:
+            captures = capture_panes(
+                self.tmux,
+                [w.info.pane_id for w in watches],
+                escapes=True,
+                alt=frozenset(w.info.pane_id for w in watches if w.info.alt_screen),
+            )
+        except NoServerError:
+            raise
+        except TmuxError as exc:
+            # Most likely a pane left (or entered) the alternate screen or went away since the
+            # last sweep: sweep now, and do not hammer tmux until then.
+            log.debug("seed: %s", exc)
+            self.next_sweep = self.clock.now()
+            for w in watches:
+                w.seed_not_before = self.clock.now() + self.settings.settle
+            return
+        now = self.clock.now()
+        for w in watches:
+            cap = captures.get(w.info.pane_id)
+            if cap is None:
+                continue
+            w.screen = screen_from_capture(cap)
+            w.pending.clear()
+            w.needs_seed = False
+            w.dropping_since = None
+            w.reseeds += 1
+            self.status_dirty = True
+            w.dirty_since = now
+            w.last_bytes = min(w.last_bytes, now - self.settings.settle)
+            self.counters["reseeds"] += 1
+
+    def _cross_check(self) -> None:
+        due = [
+            w
+            for w in self.panes.values()
+            if w.mode == "pipe"
+            and w.screen is not None
+            and w.checked_bytes
+            and not w.pending
+            and w.dropping_since is None
+            and self.clock.now() - w.last_bytes > 0.5
+        ]
+        if not due:
+            return
+        try:
+            captures = capture_panes(self.tmux, [w.info.pane_id for w in due], escapes=False)
+        except NoServerError:
+            raise
+        except TmuxError as exc:
+            log.debug("cross-check: %s", exc)
+            return
+        for w in due:
+            cap = captures.get(w.info.pane_id)
+            if cap is None or w.screen is None:
+                continue
+            w.checked_bytes = False
+            mine = w.screen.snapshot().rows
+            theirs = tuple(line.rstrip() for line in cap.lines)
+            if mine != theirs:
+                w.mismatches += 1
+                self.counters["mismatches"] += 1
+                w.needs_seed = True
+                self.active.add(w.info.pane_id)
+                bad = (
+                    next(i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b)
+                    if len(mine) == len(theirs)
+                    else -1
+                )
+                log.warning(
+                    "%s: screen differs from capture-pane (row %d); re-seeding", w.info.pane_id, bad
+                )
+
+    # ---- status file -----------------------------------------------------------------------
+
+    def status(self, running: bool = True) -> dict[str, Any]:
+        panes = []
+        for pid, w in sorted(self.panes.items(), key=lambda kv: _pane_order(kv[0])):
+            st = w.tracker.current
+            panes.append(
+                {
+                    "pane": pid,
+                    "address": w.info.address,
+                    "agent": w.manifest.agent if w.manifest else None,
+                    "state": st.state,
+                    "since": st.since if st.state else None,
+                    "rule": st.rule,
+                    "source": st.source,
+                    "pipe": w.mode,
+                    "reseeds": w.reseeds,
+                    "mismatches": w.mismatches,
+                    "dropped_bytes": w.dropped,
+                }
+            )
+        return {
+            "pid": os.getpid(),
+            "running": running,
+            "server": self.tmux.server.describe(),
+            "started": self.started,
+            "updated": self.clock.wall(),
+            "counters": {**self.counters, "tmux_calls": self.tmux.calls},
+            "panes": panes,
+        }
+
+    def write_status(self, force: bool = False, running: bool = True) -> None:
+        self.last_status_write = self.clock.now()
+        self.status_dirty = False
+        if self.status_file is None:
+            return
+        tmp = self.status_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.status(running), indent=1))
+        os.replace(tmp, self.status_file)
+
+
+def screen_from_capture(cap: PaneCapture) -> PaneScreen:
+    """A screen seeded from what `capture-pane` showed (also used by agents/safe_input.py)."""
+    screen = PaneScreen(max(cap.cols, 2), max(cap.rows_count, 2))
+    screen.seed(
+        list(cap.lines),
+        cap.cursor,
+        cap.alt_screen,
+        cap.title,
+        cap.cursor_visible,
+        None if cap.main_lines is None else list(cap.main_lines),
+    )
+    return screen
+
+
+def _drain(fd: int) -> None:
+    try:
+        while os.read(fd, 4096):
+            pass
+    except OSError:
+        pass
+
+
+def _pane_order(pane_id: str) -> int:
+    digits = pane_id.lstrip("%")
+    return int(digits) if digits.isdigit() else 0

@@ -1,0 +1,208 @@
+"""Pure classification: (Snapshot, Manifest) -> Verdict. Knows neither pyte nor tmux."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from osf_tmux.judge.fast_search import Finder, fast_search
+from osf_tmux.judge.line_local import is_line_local
+from osf_tmux.judge.manifest import Condition, Manifest, Rule
+from osf_tmux.judge.regions import Region, is_rule_row
+from osf_tmux.vt.snapshot import Snapshot
+
+DEFAULT_STATE = "idle"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the screen says: the state and the rule that decided it (None: the default)."""
+
+    state: str
+    rule: str | None
+    agent: str
+
+
+@dataclass(frozen=True)
+class RuleTrace:
+    """Why one rule did or did not fire, for `explain`."""
+
+    rule: Rule
+    matched: bool
+    reason: str
+
+
+class _Regions:
+    """Region texts computed at most once per classification."""
+
+    def __init__(self, snap: Snapshot) -> None:
+        self._snap = snap
+        self._cache: dict[Region, str] = {}
+
+    def text(self, region: Region) -> str:
+        cached = self._cache.get(region)
+        if cached is None:
+            cached = self._cache[region] = region.text(self._snap)
+        return cached
+
+    def matches(self, cond: Condition) -> bool:
+        return cond.matches(self.text(cond.region))
+
+
+def _failure(rule: Rule, regions: _Regions) -> str | None:
+    """None when the rule fires, else the first reason it does not."""
+    for cond in rule.all:
+        if not regions.matches(cond):
+            return f"all: /{cond.pattern.pattern}/ not found in {cond.region}"
+    if rule.any and not any(regions.matches(c) for c in rule.any):
+        return f"any: none of {len(rule.any)} patterns found"
+    for cond in rule.not_:
+        if regions.matches(cond):
+            return f"not: /{cond.pattern.pattern}/ found in {cond.region}"
+    return None
+
+
+# A condition as classify runs it: the pattern's search and the index of its region's text.
+_Check = tuple[Finder, int]
+
+
+class _Plan:
+    """A manifest laid out for `classify`: regions numbered, conditions as (search, region
+    index), one Verdict per rule. Built once per manifest; the rules themselves are untouched."""
+
+    __slots__ = (
+        "default",
+        "line_local",
+        "manifest",
+        "regions",
+        "rules",
+        "searches",
+        "sees_cursor",
+        "sees_title",
+        "signatures",
+    )
+
+    def __init__(self, manifest: Manifest) -> None:
+        self.manifest = manifest
+        index: dict[Region, int] = {}
+        conditions = [c for r in manifest.rules for c in (*r.all, *r.any, *r.not_)]
+        finders = {c.pattern: fast_search(c.pattern) for c in conditions}
+
+        def checks(conds: tuple[Condition, ...]) -> tuple[_Check, ...]:
+            return tuple(
+                (finders[c.pattern], index.setdefault(c.region, len(index))) for c in conds
+            )
+
+        self.rules = tuple(
+            (checks(r.all), checks(r.any), checks(r.not_), Verdict(r.state, r.id, manifest.agent))
+            for r in manifest.rules
+        )
+        self.regions = tuple(index)
+        self.default = Verdict(DEFAULT_STATE, None, manifest.agent)
+        self.searches = tuple(finders.values())
+        # A pattern searched in one row only cannot cross lines, whatever it says.
+        self.line_local = all(c.region.one_row or is_line_local(c.pattern) for c in conditions)
+        self.sees_cursor = any(r.kind == "cursor_row" for r in self.regions)
+        self.sees_title = any(r.kind == "title" for r in self.regions)
+        self.signatures: dict[str, tuple[bool, ...]] = {}
+
+    def signature(self, row: str) -> tuple[bool, ...]:
+        """Everything the rules can see of one row: whether it is blank (tail regions skip
+        blank rows), whether it is a rule (below_rule/above_rule split there), and which
+        patterns match in it."""
+        sig = self.signatures.get(row)
+        if sig is None:
+            if len(self.signatures) >= _SIGNATURES_MAX:
+                self.signatures.clear()
+            sig = self.signatures[row] = (
+                not row or row.isspace(),
+                is_rule_row(row),
+                *(search(row) is not None for search in self.searches),
+            )
+        return sig
+
+
+# Rows recur from frame to frame (a spinner cycles through a few glyphs); bounded so that
+# scrolling output cannot grow it.
+_SIGNATURES_MAX = 4096
+
+
+# By id(manifest); a plan keeps its manifest alive, so an id cannot be reused under it.
+_plans: dict[int, _Plan] = {}
+
+
+def _plan(manifest: Manifest) -> _Plan:
+    plan = _plans.get(id(manifest))
+    if plan is None or plan.manifest is not manifest:
+        if len(_plans) >= 256:
+            _plans.clear()
+        plan = _plans[id(manifest)] = _Plan(manifest)
+    return plan
+
+
+def classify(snap: Snapshot, manifest: Manifest) -> Verdict:
+    """The first rule whose conditions hold decides; none: the default state.
+
+    The same decision as `explain`, without building reasons; each region's text is built at
+    most once, and only when a condition needs it."""
+    plan = _plan(manifest)
+    regions = plan.regions
+    texts: list[str | None] = [None] * len(regions)
+    for all_, any_, not_, verdict in plan.rules:
+        for search, i in all_:
+            text = texts[i]
+            if text is None:
+                text = texts[i] = regions[i].text(snap)
+            if search(text) is None:
+                break
+        else:
+            if any_:
+                for search, i in any_:
+                    text = texts[i]
+                    if text is None:
+                        text = texts[i] = regions[i].text(snap)
+                    if search(text) is not None:
+                        break
+                else:
+                    continue
+            for search, i in not_:
+                text = texts[i]
+                if text is None:
+                    text = texts[i] = regions[i].text(snap)
+                if search(text) is not None:
+                    break
+            else:
+                return verdict
+    return plan.default
+
+
+def same_verdict(before: Snapshot, after: Snapshot, manifest: Manifest) -> bool:
+    """True when `after` is bound to get the verdict `before` got: the same screen, or, when
+    every pattern of the manifest matches within single lines (line_local.py), a screen whose
+    changed rows look the same to every pattern and to the regions. A spinner or a clock
+    ticking in a row no rule looks at then costs no classification. False means: classify."""
+    if before == after:
+        return True
+    plan = _plan(manifest)
+    if not plan.line_local or len(before.rows) != len(after.rows):
+        return False
+    if plan.sees_title and before.title != after.title:
+        return False
+    if plan.sees_cursor and before.cursor[1] != after.cursor[1]:
+        return False
+    signature = plan.signature
+    for old, new in zip(before.rows, after.rows, strict=True):
+        if old is not new and old != new and signature(old) != signature(new):
+            return False
+    return True
+
+
+def explain(snap: Snapshot, manifest: Manifest) -> tuple[Verdict, list[RuleTrace]]:
+    """The verdict plus, for each rule up to the one that fired, why it did or did not."""
+    regions = _Regions(snap)
+    traces: list[RuleTrace] = []
+    for rule in manifest.rules:
+        reason = _failure(rule, regions)
+        traces.append(RuleTrace(rule, reason is None, reason or "matched"))
+        if reason is None:
+            return Verdict(rule.state, rule.id, manifest.agent), traces
+    return Verdict(DEFAULT_STATE, None, manifest.agent), traces

@@ -1,0 +1,165 @@
+"""One place for time and priority: screen verdicts, agent reports and the foreground process
+become the state a pane shows.
+
+Priority, strongest first: a blocked screen; a fresh agent report; the shell back in the
+foreground (no agent); the other screen rules. `blocked` and `working` are entered at once; a
+return to idle is confirmed for a moment so that one redraw cannot flap the bar."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from osf_tmux.judge.classify import Verdict
+
+STATES = ("blocked", "done", "working", "idle")
+URGENCY = {state: rank for rank, state in enumerate(reversed(STATES), start=1)}
+
+
+def most_urgent(states: list[str | None]) -> str | None:
+    present = [s for s in states if s]
+    return max(present, key=lambda s: URGENCY[s]) if present else None
+
+
+@dataclass(frozen=True)
+class Report:
+    """What an agent's hook said (`@osf_report`: `STATE EPOCH_SECONDS [AGENT]`)."""
+
+    state: str
+    at: float
+    # Who reported: identifies the pane's agent when nothing else does (daemon/identify.py).
+    # Not part of what the report says about the state, so not compared.
+    agent: str = field(default="", compare=False)
+
+    @classmethod
+    def parse(cls, text: str) -> Report | None:
+        parts = text.split()
+        if len(parts) < 2 or parts[0] not in STATES:
+            return None
+        try:
+            return cls(parts[0], float(parts[1]), parts[2] if len(parts) > 2 else "")
+        except ValueError:
+            return None
+
+
+@dataclass(frozen=True)
+class Observation:
+    """Everything known about a pane at one moment."""
+
+    is_agent: bool
+    screen: Verdict | None
+    seen: bool
+    report: Report | None = None
+    quiet: float = float("inf")  # seconds since the pane last printed anything
+
+
+@dataclass(frozen=True)
+class PaneState:
+    state: str | None  # None: no agent in the pane
+    since: float  # wall-clock seconds
+    rule: str | None
+    source: str  # screen | report | none
+
+
+@dataclass(frozen=True)
+class Timing:
+    idle_confirm: float = 0.4  # a return to idle must hold this long, with the pane quiet
+    idle_max: float = 8.0  # ... or hold this long while the pane keeps printing
+    report_ttl: float = 30.0  # an agent report older than this is ignored
+    blocked_report_grace: float = 2.0  # a screen not blocked this long after a blocked report wins
+
+
+class PaneTracker:
+    """The state machine of one pane. Pure: time comes in with every call."""
+
+    def __init__(self, timing: Timing | None = None) -> None:
+        self.timing = timing or Timing()
+        self.current = PaneState(None, 0.0, None, "none")
+        self._idle_since: float | None = None
+        self._quiet_since = float("-inf")
+        self._after_prompt = False  # `working` only because a prompt just went away
+        self._last_seen = float("-inf")
+
+    def deadline(self) -> float | None:
+        """Monotonic time at which `update` should run again even without news."""
+        if self._idle_since is None:
+            return None
+        t = self.timing
+        confirm = max(self._idle_since, self._quiet_since) + t.idle_confirm
+        return min(confirm, self._idle_since + t.idle_max)
+
+    def _idle_confirmed(self, now: float) -> bool:
+        """An agent that still prints (Codex streaming its answer hides its status row) has not
+        returned to its prompt yet, however idle one frame looks."""
+        t = self.timing
+        held = now - self._idle_since if self._idle_since is not None else 0.0
+        quiet = now - self._quiet_since
+        return (held >= t.idle_confirm and quiet >= t.idle_confirm) or held >= t.idle_max
+
+    def update(self, obs: Observation, now: float, wall: float) -> PaneState:
+        if obs.seen:
+            self._last_seen = wall
+        self._quiet_since = now - obs.quiet
+        raw, rule, source = self._raw(obs, wall)
+        cur = self.current.state
+        if raw is None:
+            return self._set(None, None, "none", wall)
+        if raw in ("blocked", "working"):
+            return self._set(raw, rule, source, wall)
+        # raw is idle or done: the agent sits at its prompt.
+        if cur in ("blocked", "working"):
+            if self._idle_since is None:
+                self._idle_since = now
+            if not self._idle_confirmed(now):
+                if cur == "blocked":
+                    # The prompt is gone, so nobody is waited for any more: show the agent as
+                    # busy while its return to idle is confirmed (an answered dialog is usually
+                    # followed by work, or by redraws that delay the confirmation).
+                    since = self._idle_since
+                    self._set("working", rule, source, wall)
+                    self._idle_since, self._after_prompt = since, True
+                return self.current
+            # A turn finished if it really worked; leaving a prompt for the idle screen (the
+            # prompt was rejected) finishes nothing.
+            finished = (cur == "working" and not self._after_prompt) or raw == "done"
+            target = "done" if finished and not obs.seen else "idle"
+            return self._set(target, rule, source, wall)
+        if cur == "done" and not obs.seen:
+            return self.current
+        if raw == "done" and cur is None:
+            raw = "idle"  # a finished turn we never saw running is nothing new
+        target = "done" if raw == "done" and not obs.seen else "idle"
+        return self._set(target, rule, source, wall)
+
+    def _raw(self, obs: Observation, wall: float) -> tuple[str | None, str | None, str]:
+        screen = obs.screen
+        if screen is not None and screen.state == "blocked":
+            return "blocked", screen.rule, "screen"
+        report = obs.report
+        if report is not None and 0 <= wall - report.at <= self.timing.report_ttl:
+            stale_block = (
+                report.state == "blocked"
+                and screen is not None
+                and wall - report.at > self.timing.blocked_report_grace
+            )
+            if not stale_block:
+                # A finished turn reported before the person last looked is old news.
+                state = (
+                    "idle"
+                    if report.state == "done" and report.at <= self._last_seen
+                    else report.state
+                )
+                return state, f"report:{report.state}", "report"
+        if not obs.is_agent:
+            return None, None, "none"
+        if screen is None:
+            return "idle", None, "none"
+        return screen.state, screen.rule, "screen"
+
+    def _set(self, state: str | None, rule: str | None, source: str, wall: float) -> PaneState:
+        self._idle_since = None
+        self._after_prompt = False
+        if state != self.current.state:
+            self.current = PaneState(state, wall, rule, source)
+        elif rule != self.current.rule or source != self.current.source:
+            self.current = PaneState(state, self.current.since, rule, source)
+        return self.current

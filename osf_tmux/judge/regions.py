@@ -1,0 +1,110 @@
+"""The parts of a screen a rule can look at, so that matches stay structural: a question in the
+live area at the bottom is a prompt, the same words up in the transcript are not."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from osf_tmux.vt.snapshot import Snapshot
+
+# A horizontal rule is a row drawn only with line characters (optionally capped by corners).
+# Eight cells keep a short `──` inside ordinary text from counting.
+_RULE_ROW = re.compile(r"^[╭╰├┌└]?[─━═╌╍┄┅┈┉▔▁]{8,}[╮╯┤┐┘]?$")
+
+KINDS_WITH_COUNT = ("tail", "bottom", "top")
+KINDS_PLAIN = ("screen", "below_rule", "above_rule", "cursor_row", "title")
+
+
+@dataclass(frozen=True)
+class Region:
+    """A named part of the screen: `kind` plus a row count for the counted kinds."""
+
+    kind: str
+    count: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.count}" if self.kind in KINDS_WITH_COUNT else self.kind
+
+    @classmethod
+    def parse(cls, spec: str) -> Region:
+        """Parse `screen`, `tail:N`, ...; raises ValueError with a message fit for a user."""
+        kind, sep, count = spec.strip().partition(":")
+        if kind in KINDS_PLAIN and not sep:
+            return cls(kind)
+        if kind in KINDS_WITH_COUNT:
+            if not sep or not count.isdigit() or int(count) < 1:
+                raise ValueError(
+                    f"region {spec!r} needs a row count of at least 1, like '{kind}:8'"
+                )
+            return cls(kind, int(count))
+        known = ", ".join([*KINDS_PLAIN, *(f"{k}:N" for k in KINDS_WITH_COUNT)])
+        raise ValueError(f"unknown region {spec!r} (known: {known})")
+
+    @property
+    def one_row(self) -> bool:
+        """Covers at most one row: its text holds no newline, whatever the pattern."""
+        return self.kind in ("title", "cursor_row") or (
+            self.kind in KINDS_WITH_COUNT and self.count == 1
+        )
+
+    def rows(self, snap: Snapshot) -> tuple[str, ...]:
+        """The rows of `snap` this region covers (the title counts as one row)."""
+        rows = snap.rows
+        if self.kind == "screen":
+            return rows
+        if self.kind == "title":
+            return (snap.title,)
+        if self.kind == "bottom":
+            return rows[-self.count :]
+        if self.kind == "top":
+            return rows[: self.count]
+        if self.kind == "tail":
+            return _tail(rows, self.count)
+        if self.kind == "cursor_row":
+            y = snap.cursor[1]
+            return (rows[y],) if 0 <= y < len(rows) else ()
+        last = last_rule_index(rows)
+        if self.kind == "below_rule":
+            return rows if last is None else rows[last + 1 :]
+        return () if last is None else rows[:last]  # above_rule
+
+    def text(self, snap: Snapshot) -> str:
+        return "\n".join(self.rows(snap))
+
+
+def _tail(rows: tuple[str, ...], count: int) -> tuple[str, ...]:
+    """The last `count` rows that are not blank (r.strip() non-empty), found from the bottom."""
+    out: list[str] = []
+    for i in range(len(rows) - 1, -1, -1):
+        r = rows[i]
+        if r and not r.isspace():  # the same test as r.strip(), without copying the row
+            out.append(r)
+            if len(out) == count:
+                break
+    out.reverse()
+    return tuple(out)
+
+
+def is_rule_row(row: str) -> bool:
+    return _RULE_ROW.match(row.strip()) is not None
+
+
+# Rows are mostly the very same string objects from one frame to the next, so whether a row is a
+# rule is looked up rather than matched again; bounded so that scrolling text cannot grow it.
+_rule_rows: dict[str, bool] = {}
+_RULE_ROWS_MAX = 2048
+
+
+def last_rule_index(rows: tuple[str, ...]) -> int | None:
+    known = _rule_rows
+    for i in range(len(rows) - 1, -1, -1):
+        row = rows[i]
+        is_rule = known.get(row)
+        if is_rule is None:
+            if len(known) >= _RULE_ROWS_MAX:
+                known.clear()
+            is_rule = known[row] = _RULE_ROW.match(row.strip()) is not None
+        if is_rule:
+            return i
+    return None

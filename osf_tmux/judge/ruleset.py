@@ -1,0 +1,76 @@
+"""All the manifests in force: the shipped ones, overridden per agent by the user's own.
+
+A broken user file never takes an agent's rules away: it is reported and the shipped manifest
+for that agent stays in force."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from osf_tmux.judge.manifest import (
+    Manifest,
+    ManifestError,
+    Problem,
+    load_manifest,
+    manifest_files,
+    shipped_rules_dir,
+)
+
+
+class UnknownAgentError(LookupError):
+    def __init__(self, agent: str, known: Iterable[str]) -> None:
+        self.agent = agent
+        super().__init__(f"unknown agent {agent!r} (known: {', '.join(sorted(known))})")
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    manifests: dict[str, Manifest]
+    problems: tuple[Problem, ...] = ()
+    overridden: frozenset[str] = field(default_factory=frozenset)
+
+    def get(self, agent: str) -> Manifest:
+        try:
+            return self.manifests[agent]
+        except KeyError:
+            raise UnknownAgentError(agent, self.manifests) from None
+
+    def for_process(self, argv: Iterable[str]) -> Manifest | None:
+        """The manifest whose process names or argument patterns fit this command line."""
+        args = [a for a in argv if a]
+        if not args:
+            return None
+        names = {os.path.basename(args[0])}
+        for manifest in self.manifests.values():
+            if names & set(manifest.processes):
+                return manifest
+        for manifest in self.manifests.values():
+            if any(p.search(a) for p in manifest.process_args for a in args):
+                return manifest
+        return None
+
+
+def load_rules(user_dir: Path | None = None, shipped_dir: Path | None = None) -> RuleSet:
+    manifests: dict[str, Manifest] = {}
+    problems: list[Problem] = []
+    for path in manifest_files(shipped_dir or shipped_rules_dir()):
+        try:
+            m = load_manifest(path)
+        except ManifestError as exc:
+            problems.extend(exc.problems)
+            continue
+        manifests[m.agent] = m
+    overridden: set[str] = set()
+    if user_dir is not None and user_dir.is_dir():
+        for path in manifest_files(user_dir):
+            try:
+                m = load_manifest(path)
+            except ManifestError as exc:
+                problems.extend(exc.problems)
+                continue
+            manifests[m.agent] = m
+            overridden.add(m.agent)
+    return RuleSet(manifests, tuple(problems), frozenset(overridden))

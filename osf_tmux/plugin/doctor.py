@@ -1,0 +1,309 @@
+"""`osf-tmux doctor`: everything that can keep states from showing, each with what to do.
+
+Checks are plain functions returning `Check`s so that tests can run them one by one; only
+`fail` makes the command exit non-zero (`warn` works but worse, `info` is a fact)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from osf_tmux.agents import hooks as agent_settings
+from osf_tmux.agents.integration import agent_module
+from osf_tmux.daemon import tmux_hooks
+from osf_tmux.daemon.lifecycle import DaemonFiles, read_status, running_pid
+from osf_tmux.plugin import options as po
+from osf_tmux.plugin.load import STATUS_FRAGMENT, WINDOW_FRAGMENT, plugin_log, prefix_bindings
+from osf_tmux.tmux import Tmux, TmuxError
+
+MIN_TMUX = (3, 2)
+LEVELS = ("ok", "info", "warn", "fail")
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    level: str  # ok | info | warn | fail
+    message: str
+    fix: str = ""
+
+
+def tmux_version(tmux: Tmux) -> list[Check]:
+    try:
+        version = tmux.run("display-message", "-p", "#{version}").strip()
+    except TmuxError as exc:
+        found = tmux_binary_version()
+        return [Check("tmux", "fail", f"no tmux server answers ({found}): {exc}", "start tmux")]
+    m = re.match(r"(\d+)\.(\d+)", version)
+    if m and (int(m.group(1)), int(m.group(2))) < MIN_TMUX:
+        return [Check("tmux", "fail", f"tmux {version} is too old", "osf-tmux needs tmux >= 3.2")]
+    return [Check("tmux", "ok", f"tmux {version}, {tmux.server.describe()}")]
+
+
+def daemon(files: DaemonFiles, status: Mapping[str, Any] | None, now: float) -> list[Check]:
+    pid = running_pid(files)
+    if pid is None:
+        return [
+            Check(
+                "daemon",
+                "fail",
+                "not running for this tmux server",
+                f"start it: osf-tmux start (its log: {files.log})",
+            )
+        ]
+    age = now - float((status or {}).get("updated", 0) or 0)
+    panes = (status or {}).get("panes", [])
+    agents = sum(1 for p in panes if p.get("agent"))
+    checks = [Check("daemon", "ok", f"pid {pid}, {len(panes)} panes, {agents} with an agent")]
+    if status is None or age > 120:
+        checks.append(
+            Check(
+                "daemon",
+                "warn",
+                "its status file is old or missing: the daemon may be stuck",
+                f"look at {files.log}; restart: osf-tmux stop && osf-tmux start",
+            )
+        )
+    return checks
+
+
+def pipes(status: Mapping[str, Any] | None) -> list[Check]:
+    panes = (status or {}).get("panes", [])
+    foreign = [p for p in panes if p.get("pipe") == "foreign"]
+    ours = sum(1 for p in panes if p.get("pipe") == "pipe")
+    checks = [Check("pipes", "ok", f"{ours} panes stream to the daemon through pipe-pane")]
+    for p in foreign:
+        checks.append(
+            Check(
+                "pipes",
+                "warn",
+                f"{p.get('address')} ({p.get('pane')}) keeps someone else's pipe-pane "
+                "(tmux-logging?): watched with capture-pane, so its state lags",
+                "stop that pane's logging (pipe-pane without a command) to let osf-tmux stream it",
+            )
+        )
+    return checks
+
+
+def hooks(tmux: Tmux, files: DaemonFiles, running: bool) -> list[Check]:
+    try:
+        listing = tmux.run("show-hooks", "-g")
+    except TmuxError as exc:
+        return [Check("tmux hooks", "warn", f"cannot list hooks: {exc}")]
+    found = tmux_hooks.ours(listing, str(files.runtime))
+    if found:
+        return [Check("tmux hooks", "ok", f"{len(found)} hooks wake the daemon on pane changes")]
+    if not running:
+        return [Check("tmux hooks", "info", "none (the daemon installs them when it starts)")]
+    return [
+        Check(
+            "tmux hooks",
+            "warn",
+            "the daemon runs without its hooks: new panes and focus are noticed only every "
+            "few seconds",
+            "restart it: osf-tmux stop && osf-tmux start",
+        )
+    ]
+
+
+def agent_hooks(env: Mapping[str, str]) -> list[Check]:
+    found: list[str] = []
+    for agent in agent_settings.AGENTS:
+        try:
+            paths = agent_settings.installed_files(agent, env)
+        except agent_settings.HooksError:
+            continue
+        title = agent_module(agent).TITLE
+        found += [f"{title} ({path})" for path in paths]
+    if found:
+        return [Check("agent hooks", "ok", "reporting their state: " + ", ".join(found))]
+    return [
+        Check(
+            "agent hooks",
+            "info",
+            "no osf-tmux hooks in any agent's settings: states come from the screens alone",
+            f"osf-tmux hooks install --agent NAME ({', '.join(agent_settings.AGENTS)}; "
+            "your own hooks stay)",
+        )
+    ]
+
+
+def notifications(tmux: Tmux) -> list[Check]:
+    from osf_tmux.plugin.notify import read_config
+    from osf_tmux.plugin.notify_backends import DesktopBackend
+
+    config = read_config(tmux)
+    states = ", ".join(sorted(config.states)) or "nothing (all notify options off)"
+    desktop = DesktopBackend(lambda pane: None, timeout=2.0)
+    try:
+        if config.desktop and desktop.is_available():
+            return [Check("notifications", "ok", f"desktop notifications on {states}")]
+    finally:
+        desktop.close()
+    ways = [
+        w
+        for w, on in (
+            ("tmux messages", config.message),
+            ("the bell", config.bell),
+            ("OSC 9/777 to the terminal", config.osc),
+        )
+        if on
+    ]
+    why = desktop.reason if config.desktop else "desktop notifications are off"
+    if not ways:
+        return [
+            Check(
+                "notifications",
+                "warn",
+                f"{why}, and every fallback is off: nothing will tell you",
+                "set -g @osf-notify-message on",
+            )
+        ]
+    return [
+        Check(
+            "notifications",
+            "info",
+            f"{why}; on {states} osf-tmux uses {', '.join(ways)}",
+            "desktop pop-ups need a session bus (DBUS_SESSION_BUS_ADDRESS) and a "
+            "notification daemon; over ssh, a terminal that shows OSC 9 or 777",
+        )
+    ]
+
+
+def rules() -> list[Check]:
+    from osf_tmux.judge.ruleset import load_rules
+    from osf_tmux.paths import user_rules_dir
+
+    ruleset = load_rules(user_rules_dir())
+    if not ruleset.problems:
+        agents = ", ".join(sorted(ruleset.manifests))
+        return [Check("rules", "ok", f"rules for {agents}")]
+    return [
+        Check(
+            "rules",
+            "fail",
+            f"{p} (the shipped rules for that agent stay in force)",
+            "fix the file; check it with: osf-tmux rules check FILE",
+        )
+        for p in ruleset.problems
+    ]
+
+
+def plugin(tmux: Tmux) -> list[Check]:
+    try:
+        values = po.read_values(tmux)
+        formats = tmux.run(
+            "display-message", "-p", "#{status-left}#{status-right}#{window-status-format}"
+        )
+        keys = prefix_bindings(tmux.run("list-keys", "-T", "prefix"))
+    except TmuxError as exc:
+        return [Check("plugin", "warn", f"cannot read tmux options: {exc}")]
+    if not values.get("@osf-key-next") and not values.get("@osf-status-placement"):
+        return [
+            Check(
+                "plugin",
+                "info",
+                "not loaded in this server (options unset)",
+                "set -g @plugin 'osf-tmux/osf-tmux' with TPM, or see the README's manual install",
+            )
+        ]
+    checks = [
+        Check("plugin", "warn", problem, "fix the option in your tmux.conf and reload it")
+        for problem in po.problems(values)
+    ]
+    ours = [b.key for b in keys if b.ours]
+    if ours:
+        checks.append(Check("plugin", "ok", f"prefix + {', '.join(ours)} jumps to waiting agents"))
+    elif values.get("@osf-key-next", "").strip().lower() not in ("", "none", "off"):
+        checks.append(
+            Check(
+                "plugin",
+                "warn",
+                f"prefix + {values['@osf-key-next']} is bound to something else",
+                "set -g @osf-key-next OTHER_KEY, or set -g @osf-key-override on",
+            )
+        )
+    placed = STATUS_FRAGMENT in formats or "@osf_status" in formats
+    if not placed:
+        checks.append(
+            Check(
+                "plugin",
+                "warn",
+                "the status line shows no osf-tmux format (a theme loaded later rewrote it?)",
+                "load osf-tmux after your theme, or put #{E:@osf-status-format} in status-right",
+            )
+        )
+    elif WINDOW_FRAGMENT not in formats and po.is_on(values.get("@osf-window-placement", "on")):
+        checks.append(Check("plugin", "info", "windows are not marked (window format rewritten)"))
+    return checks
+
+
+def plugin_log_check(env: Mapping[str, str]) -> list[Check]:
+    path = plugin_log(env)
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return [Check("plugin log", "info", f"none yet ({path})")]
+    events = [line for line in lines if re.match(r"^\S+ \S+ \w[\w-]*: ", line)]
+    last = events[-1] if events else ""
+    if " failed: " in last or "bootstrap-failed" in last:
+        tail = "\n".join(lines[-8:])
+        return [
+            Check(
+                "plugin log",
+                "fail",
+                f"the last plugin load failed:\n{tail}",
+                f"see {path}; install by hand: pipx install osf-tmux (then reload tmux.conf)",
+            )
+        ]
+    return [Check("plugin log", "ok", f"{last or 'empty'} ({path})")]
+
+
+def run_all(tmux: Tmux, files: DaemonFiles, env: Mapping[str, str] | None = None) -> list[Check]:
+    env = os.environ if env is None else env
+    checks = tmux_version(tmux)
+    if checks[0].level == "fail":
+        return checks + rules() + agent_hooks(env) + plugin_log_check(env)
+    status = read_status(files)
+    running = running_pid(files) is not None
+    checks += daemon(files, status, time.time())
+    if running:
+        checks += pipes(status)
+    checks += hooks(tmux, files, running)
+    checks += plugin(tmux)
+    checks += plugin_log_check(env)
+    checks += agent_hooks(env)
+    checks += notifications(tmux)
+    checks += rules()
+    return checks
+
+
+def render(checks: list[Check]) -> str:
+    out = []
+    for c in checks:
+        mark = {"ok": " ok ", "info": "info", "warn": "WARN", "fail": "FAIL"}[c.level]
+        first, *rest = c.message.splitlines() or [""]
+        out.append(f"[{mark}] {c.name}: {first}")
+        out += [f"         {line}" for line in rest]
+        if c.fix and c.level != "ok":
+            out.append(f"         -> {c.fix}")
+    return "\n".join(out)
+
+
+def as_json(checks: list[Check]) -> str:
+    return json.dumps([c.__dict__ for c in checks], indent=1)
+
+
+def tmux_binary_version() -> str:
+    try:
+        return subprocess.run(
+            ["tmux", "-V"], capture_output=True, text=True, timeout=5
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "tmux not found"
