@@ -88,6 +88,7 @@ def replayed_live() -> list[Capture]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("capture", replayed_live(), ids=lambda c: c.name)
 def test_capture_live(
     capture: Capture, server: TmuxServer, daemon: DaemonProcess, tmp_path: Path
@@ -178,6 +179,7 @@ def test_foreign_pipe_is_kept(server: TmuxServer, daemon: DaemonProcess, tmp_pat
         server.kill_pane(feeder.pane)
 
 
+@pytest.mark.slow
 def test_kill9_and_restart_recovers(tmux_server: TmuxServer, tmp_path: Path) -> None:
     # its own server: no other daemon watches it (one daemon per server)
     server = tmux_server
@@ -213,6 +215,7 @@ def test_kill9_and_restart_recovers(tmux_server: TmuxServer, tmp_path: Path) -> 
         server.kill_pane(feeder.pane)
 
 
+@pytest.mark.slow
 def test_flood_stays_bounded_and_state_recovers(
     server: TmuxServer, daemon: DaemonProcess, tmp_path: Path
 ) -> None:
@@ -236,6 +239,7 @@ def test_flood_stays_bounded_and_state_recovers(
         server.kill_pane(feeder.pane)
 
 
+@pytest.mark.slow
 def test_a_flood_is_drained_while_other_panes_draw(
     server: TmuxServer, daemon: DaemonProcess
 ) -> None:

@@ -32,6 +32,7 @@ def cli(server: TmuxServer, tmp_path: Path) -> Iterator[DaemonProcess]:
         d.cli("stop")
 
 
+@pytest.mark.slow
 def test_start_twice_stop_and_status(
     server: TmuxServer, cli: DaemonProcess, tmp_path: Path
 ) -> None:

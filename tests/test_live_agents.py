@@ -101,6 +101,7 @@ def report(request: pytest.FixtureRequest) -> Iterator[list[dict[str, Any]]]:
 
 
 @pytest.mark.live_agents
+@pytest.mark.slow
 @pytest.mark.tmux
 @pytest.mark.skipif(not selected(), reason=OPT_IN)
 @pytest.mark.parametrize(
