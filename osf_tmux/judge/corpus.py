@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-KNOWN_AGENTS = ("claude", "codex", "gemini", "aider")
+from osf_tmux.judge.manifest import shipped_rules_dir
+
 _NAME_SIZE = re.compile(r"-(\d+)x(\d+)$")
 
 
@@ -44,10 +45,13 @@ class Capture:
         return (int(m.group(1)), int(m.group(2))) if m else None
 
     def agent(self) -> str | None:
+        """The agent whose rules apply: the folder is named after it (`claude-2.1.328`,
+        `gemini-cli-0.61.0-lab`), else the labels say."""
         labels = self.labels()
+        known = known_agents()
         for name in (self.bytes_path.parent.name, str(labels.get("agent", ""))):
-            for agent in KNOWN_AGENTS:
-                if name.startswith(agent):
+            for agent in known:
+                if name == agent or name.startswith(agent + "-"):
                     return agent
         return None
 
@@ -73,6 +77,12 @@ class Capture:
                 if inside:
                     out.append(LabelPoint(inside[-1], seg["state"], f"end: {note}"))
         return [p for p in out if p.offset <= size]
+
+
+def known_agents() -> list[str]:
+    """The shipped manifests' names, longest first (so no name is taken for a prefix of it)."""
+    names = [path.stem for path in shipped_rules_dir().glob("*.toml")]
+    return sorted(names, key=lambda n: (-len(n), n))
 
 
 def find_captures(root: Path) -> list[Capture]:
