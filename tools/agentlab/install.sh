@@ -136,12 +136,12 @@ install_one() {
         grok) npm_install "$p" @vibe-kit/grok-cli "$(pin "${GROK_VERSION:-}" 0.0.34)" ;;
         auggie) npm_install "$p" @augmentcode/auggie "$(pin "${AUGGIE_VERSION:-}" 0.36.0)" ;;
         vibe)
-            venv_install "$LAB/vibe-venv" "$(pick_python 12 13)" \
+            venv_install "$LAB/vibe-venv" "$(pick_python 13 12)" \
                 "$(pip_spec mistral-vibe "$(pin "${VIBE_VERSION:-}" 3.0.2)")"
             ;;
         kimi)
             # 1.52.0 on PyPI is an empty stub package.
-            venv_install "$LAB/kimi-venv" "$(pick_python 12 13)" \
+            venv_install "$LAB/kimi-venv" "$(pick_python 13 12)" \
                 "$(pip_spec kimi-cli "$(pin "${KIMI_VERSION:-}" 1.51.0)")"
             ;;
         *)
