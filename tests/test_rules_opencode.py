@@ -279,6 +279,20 @@ def test_a_dialog_cut_off_before_its_last_row_is_not_blocked_yet(manifest: Manif
     assert classify(screen(rows, 120, 40), manifest).state == "idle"
 
 
+def test_answer_keys_follow_the_dialog_on_screen(manifest: Manifest) -> None:
+    # The permission prompt and the question: Enter takes the highlighted (first) choice, Esc
+    # rejects or dismisses, a digit picks a question's option. The reject message (a second
+    # stage): Enter confirms the rejection, Esc goes back to the prompt.
+    for rule in ("permission-prompt", "question-dialog", "mini-permission-prompt"):
+        keys = manifest.answer_for(rule)
+        assert keys is not None
+        assert (keys.keys("yes"), keys.keys("no"), keys.keys("2")) == (
+            ("Enter",), ("Escape",), ("2",))  # fmt: skip
+    second = manifest.answer_for("permission-reject-message")
+    assert second is not None and (second.keys("yes"), second.keys("no")) == (
+        ("Escape",), ("Enter",))  # fmt: skip
+
+
 # ---- identification ----------------------------------------------------------------------------
 
 LAB = "/root/.cache/osf-agentlab"
@@ -326,7 +340,7 @@ def test_kilo_repeats_opencodes_rules_exactly() -> None:
     # drift apart (only names, processes and notes differ).
     def shape(m: Manifest) -> list[tuple[object, ...]]:
         return [
-            (r.id, r.state, r.region, [(c.pattern.pattern, c.region) for c in group])
+            (r.id, r.state, r.region, r.answer, [(c.pattern.pattern, c.region) for c in group])
             for r in m.rules
             for group in (r.all, r.any, r.not_)
         ]

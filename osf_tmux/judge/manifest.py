@@ -23,7 +23,7 @@ STATES = ("blocked", "working", "idle")
 _TOP_KEYS = {"agent", "name", "processes", "process_args", "rule", "description", "answer"}
 _ANSWER_KEYS = {"yes", "no", "option", "note"}
 OPTION_SLOT = "{n}"  # where an [answer] option key takes the option's number
-_RULE_KEYS = {"id", "state", "region", "all", "any", "not", "note"}
+_RULE_KEYS = {"id", "state", "region", "all", "any", "not", "note", "answer"}
 _AGENT_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
 
@@ -73,6 +73,9 @@ class Rule:
     any: tuple[Condition, ...] = ()
     not_: tuple[Condition, ...] = ()
     note: str = ""
+    # Keys for this rule's prompt when they differ from the manifest's [answer] (a dialog's
+    # second stage, where the usual keys would do something else).
+    answer: Answer | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,14 @@ class Manifest:
     rules: tuple[Rule, ...]
     source: str = ""
     answer: Answer | None = None  # None: osf-tmux cannot answer this agent's prompts
+
+    def answer_for(self, rule_id: str | None) -> Answer | None:
+        """The keys that answer the prompt `rule_id` recognised: the rule's own, else the
+        manifest's."""
+        for rule in self.rules:
+            if rule.id == rule_id and rule.answer is not None:
+                return rule.answer
+        return self.answer
 
 
 def shipped_rules_dir() -> Path:
@@ -186,32 +197,34 @@ def parse_manifest(data: Mapping[str, Any], source: str) -> Manifest:
     return Manifest(agent, display, processes, process_args, tuple(rules), source, answer)
 
 
-def _parse_answer(raw: Any, problems: _Problems) -> Answer | None:
-    """`[answer]`: yes = [keys], no = [keys], option = [keys with {n}], note = "..."."""
+def _parse_answer(raw: Any, problems: _Problems, rule: str | None = None) -> Answer | None:
+    """`[answer]` (or a rule's `answer`): yes = [keys], no = [keys], option = [keys with {n}],
+    note = "..."."""
     if not isinstance(raw, dict):
-        problems.add("must be a table ([answer])", key="answer")
+        problems.add("must be a table ([answer])", rule, key="answer")
         return None
     before = len(problems.items)
     for key in sorted(set(raw) - _ANSWER_KEYS):
-        problems.add(f"unknown key (known: {', '.join(sorted(_ANSWER_KEYS))})", key=f"answer.{key}")
+        known = ", ".join(sorted(_ANSWER_KEYS))
+        problems.add(f"unknown key (known: {known})", rule, key=f"answer.{key}")
     keys: dict[str, tuple[str, ...]] = {}
     for name in ("yes", "no", "option"):
         value = raw.get(name, [])
         if name != "option" and name not in raw:
-            problems.add("is required: the keys that give this answer", key=f"answer.{name}")
+            problems.add("is required: the keys that give this answer", rule, f"answer.{name}")
         elif not isinstance(value, list) or not all(
             isinstance(k, str) and k and not k.isspace() and k == k.strip() for k in value
         ):
-            problems.add("must be an array of tmux key names (send-keys)", key=f"answer.{name}")
+            problems.add("must be an array of tmux key names (send-keys)", rule, f"answer.{name}")
         elif name != "option" and not value:
-            problems.add("must name at least one key", key=f"answer.{name}")
+            problems.add("must name at least one key", rule, f"answer.{name}")
         else:
             keys[name] = tuple(value)
     option = keys.get("option", ())
     if option and not any(OPTION_SLOT in k for k in option):
-        problems.add(f"must contain {OPTION_SLOT} (the option's number)", key="answer.option")
+        problems.add(f"must contain {OPTION_SLOT} (the option's number)", rule, "answer.option")
     if not isinstance(raw.get("note", ""), str):
-        problems.add("must be a string", key="answer.note")
+        problems.add("must be a string", rule, "answer.note")
     if len(problems.items) > before:
         return None
     return Answer(keys["yes"], keys["no"], option)
@@ -252,12 +265,17 @@ def _parse_rule(
         key: _conditions(raw.get(key, []), key, region, label, problems)
         for key in ("all", "any", "not")
     }
+    answer = None
+    if "answer" in raw:
+        answer = _parse_answer(raw["answer"], problems, label)
+        if state != "blocked":
+            problems.add("only a blocked rule's prompt can be answered", label, "answer")
     if not groups["all"] and not groups["any"] and len(problems.items) == before:
         problems.add("needs at least one condition in 'all' or 'any'", label)
     if len(problems.items) > before:
         return None
     assert isinstance(rule_id, str) and isinstance(state, str) and isinstance(note, str)
-    return Rule(rule_id, state, region, groups["all"], groups["any"], groups["not"], note)
+    return Rule(rule_id, state, region, groups["all"], groups["any"], groups["not"], note, answer)
 
 
 def _conditions(

@@ -7,6 +7,7 @@ from tools.agentlab.base import AgentSpec
 from tools.agentlab.claude import Claude
 from tools.agentlab.codex import Codex
 from tools.agentlab.gemini import Gemini
+from tools.agentlab.kilo import Kilo
 from tools.agentlab.opencode import OpenCode
 
 AGENTS: dict[str, AgentSpec] = {
@@ -15,4 +16,5 @@ AGENTS: dict[str, AgentSpec] = {
     "gemini": Gemini(),
     "aider": Aider(),
     "opencode": OpenCode(),
+    "kilo": Kilo(),
 }

@@ -42,9 +42,13 @@ MINI_IDLE = Cue(
 PERMISSION = Cue(r"Allow(?: once)? +(?:Allow always +)?Reject", tail=5)
 ALWAYS = Cue(r"Confirm +Cancel", tail=5)
 QUESTION = Cue(r"esc dismiss", tail=3)
+REJECT_MESSAGE = Cue(r"enter confirm +esc cancel", tail=3)
 # Typed but never sent: OpenCode's own dialog words in the input box must read idle.
-DRAFT = "△ Permission required Allow once Allow always Reject ⇆ select enter confirm esc dismiss"
-DRAFT_IDLE = Cue(r"┃ +△ Permission required Allow once", absent=SPIN, tail=8)
+DRAFT = (
+    "Allow once   Allow always   Reject  ⇆ select  enter confirm  △ Permission required  "
+    "1. Yes  2. Type your own answer  ↑↓ select  enter submit  esc dismiss  esc interrupt"
+)
+DRAFT_IDLE = Cue(r"┃ +Allow once +Allow always +Reject", absent=SPIN, tail=10)
 
 P_SLOW = "run the slow check"
 
@@ -78,19 +82,36 @@ def _ask(prompt: str) -> list[Action]:
     ]
 
 
+# A session's first turn boots the project's services first (12-20 s on a loaded machine before
+# the first model request), so the cues after a prompt wait longer than the driver's default.
+TURN = 90.0
+
+
 def _done(note: str = "turn finished, back at the input box") -> Expect:
-    return Expect("idle", IDLE, note, settle=1.2, server_quiet=True)
+    return Expect("idle", IDLE, note, timeout=TURN, settle=1.2, server_quiet=True)
 
 
 def _blocked(cue: Cue, note: str) -> Expect:
-    return Expect("blocked", cue, note, settle=1.5)
+    return Expect("blocked", cue, note, timeout=TURN, settle=1.5)
 
 
 def _approved(note: str = "approved; agent working") -> Expect:
-    return Expect("working", WORKING, note)
+    return Expect("working", WORKING, note, timeout=TURN)
 
 
-def scenarios(plan_agent: str) -> list[Scenario]:
+def _rejected(how: str, message_stage: bool) -> list[Action]:
+    """After Esc or Reject: OpenCode rejects at once; Kilo first asks what to tell the agent
+    instead (a second stage, still waiting), confirmed with Enter."""
+    if not message_stage:
+        return [_done(f"rejected with {how}; back at the input box")]
+    return [
+        _blocked(REJECT_MESSAGE, f"{how}: the reject message (what to tell the agent instead)"),
+        Keys(("Enter",), "confirm the rejection, no message"),
+        _done("rejected; back at the input box"),
+    ]
+
+
+def scenarios(plan_agent: str, message_stage: bool) -> list[Scenario]:
     script = Script(FAMILY_TURNS + st.ALL_TURNS)
     sc = scenario_maker(script)
     bash_prompt = _blocked(PERMISSION, "command permission prompt (Allow once / always / Reject)")
@@ -114,7 +135,7 @@ def scenarios(plan_agent: str) -> list[Scenario]:
             _ask(st.P_BASH),
             bash_prompt,
             Keys(("Escape",), "reject with Esc"),
-            _done("rejected with Esc; back at the input box"),
+            _rejected("Esc", message_stage),
         ),
         sc(
             "bash_no",
@@ -127,7 +148,7 @@ def scenarios(plan_agent: str) -> list[Scenario]:
             Keys(("Right",), "select Reject"),
             Sleep(0.3),
             Keys(("Enter",), "confirm Reject"),
-            _done("rejected with Reject; back at the input box"),
+            _rejected("Reject", message_stage),
         ),
         sc(
             "bash_always",
@@ -161,7 +182,7 @@ def scenarios(plan_agent: str) -> list[Scenario]:
             "long streamed answer interrupted with Esc Esc",
             _start(),
             _ask(st.P_ESSAY),
-            Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.5),
+            Expect(None, Cue(r"Terminals began"), "answer streaming", timeout=TURN, settle=1.5),
             Keys(("Escape",), "first Esc: the footer asks for another"),
             Expect("working", Cue(r"again to interrupt", tail=2), "still working", settle=0.5),
             Keys(("Escape",), "second Esc interrupts"),
@@ -200,6 +221,7 @@ def scenarios(plan_agent: str) -> list[Scenario]:
             _approved("plan approved; agent working"),
             _done(),
             agent=plan_agent,
+            plan_mode=True,
         ),
         *answer_turns(
             sc,
@@ -241,8 +263,10 @@ def scenarios(plan_agent: str) -> list[Scenario]:
         ),
         sc(
             "draft",
-            "OpenCode's dialog words typed into the input box, never sent (idle)",
+            "after a turn, the dialogs' own words typed into the input box, never sent (idle)",
             _start(),
+            _ask(st.P_TEXT),
+            _done(),
             Type(DRAFT, "draft with dialog words, not sent"),
             Expect("idle", DRAFT_IDLE, "draft in the input box; still idle", settle=2.0),
         ),
@@ -262,6 +286,8 @@ class OpenCode(AgentSpec):
     config_file = "opencode.json"
     env_prefix = "OPENCODE_"
     plan_agent = "plan"
+    # Whether Esc / Reject on a permission prompt first asks for a message to the agent.
+    reject_message = False
     # plan_exit takes no arguments; its name is not one the server knows for a plan.
     dialect = Dialect(tools={"plan": ToolShape("plan_exit", lambda a: {})})
 
@@ -277,7 +303,7 @@ class OpenCode(AgentSpec):
             return "unknown"
 
     def scenarios(self) -> dict[str, Scenario]:
-        return {s.name: s for s in scenarios(self.plan_agent)}
+        return {s.name: s for s in scenarios(self.plan_agent, self.reject_message)}
 
     def extra_env(self) -> dict[str, str]:
         return {}
@@ -320,6 +346,9 @@ class OpenCode(AgentSpec):
             p + "DISABLE_SHARE": "1",
             **self.extra_env(),
         }
+        if scenario.options.get("plan_mode"):
+            # plan_exit is offered to the plan agent only with the experimental plan mode.
+            env[p + "EXPERIMENTAL_PLAN_MODE"] = "1"
         argv = [str(self.binary())]
         agent = scenario.options.get("agent")
         if agent:

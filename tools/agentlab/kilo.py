@@ -1,0 +1,23 @@
+"""Kilo CLI (`@kilocode/cli`: a node wrapper that runs its native binary `.kilo`), an OpenCode
+fork: the same program family, the same scenarios and cues (opencode.py), its own names."""
+
+from __future__ import annotations
+
+from tools.agentlab.opencode import OpenCode
+
+
+class Kilo(OpenCode):
+    name = "kilo"
+    folder = "kilo"
+    prefix = "npm-kilo"
+    program = "kilo"
+    package = "@kilocode/cli"
+    config_dir = "kilo"
+    config_file = "kilo.json"
+    env_prefix = "KILO_"
+    plan_agent = "plan"
+    reject_message = True  # Esc and Reject open `Reject permission / Tell Kilo what to do …`
+
+    def extra_env(self) -> dict[str, str]:
+        # No uploads of sessions, no indexing of the project (both reach out to Kilo's servers).
+        return {"KILO_DISABLE_SESSION_INGEST": "1", "KILO_DISABLE_CODEBASE_INDEXING": "1"}
