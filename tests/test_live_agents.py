@@ -48,6 +48,12 @@ SCENARIOS: dict[str, list[str]] = {
                "interrupt_ctrlc", "draft", "trust_dialog"],
     "aider": ["startup", "text", "bash_yes", "bash_no", "edit_write", "interrupt_ctrlc",
               "draft", "gitignore_question"],
+    # Ctrl-C quits OpenCode and Kilo (their app.exit key): Esc Esc interrupts instead.
+    "opencode": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_always",
+                 "bash_interrupt", "edit_write", "question", "interrupt_esc", "draft",
+                 "mini_bash_yes"],
+    "kilo": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_always",
+             "bash_interrupt", "edit_write", "question", "interrupt_esc", "draft"],
 }  # fmt: skip
 CASES = [(agent, scen, WIDE) for agent, names in SCENARIOS.items() for scen in names] + [
     (agent, scen, SMALL) for agent in SCENARIOS for scen in ("bash_yes", "draft")
