@@ -260,6 +260,11 @@ EXTRA: list[tuple[str, Snapshot, str]] = [
             100)], 100, 30), "blocked"),
     ("mini-draft-100x30", screen(["█▀▀█  OpenCode", "", f"› {DRAFT}", "",
         right(" BUILD", "ctrl+p cmd", 100)], 100, 30), "idle"),
+    # A draft (shown without `›` while typed) whose rows start like the dialog's, on a pane too
+    # narrow for the status row's right end.
+    ("mini-draft-dialog-rows-40x20", screen(["█▀▀█  OpenCode", "", "△ Permission required",
+        "# Shell command", "Allow once   Allow always   Reject", "⇆ select  enter confirm",
+        " BUILD"], 40, 20), "idle"),
 ]  # fmt: skip
 
 
