@@ -42,7 +42,9 @@ export const OsfTmux = async () => {
     })
 
   const tell = (event, status) => {
-    const state = EVENTS[event] === null ? STATUSES[status] : EVENTS[event]
+    if (!Object.hasOwn(EVENTS, event)) return
+    const byStatus = typeof status === "string" && Object.hasOwn(STATUSES, status)
+    const state = EVENTS[event] === null ? (byStatus ? STATUSES[status] : null) : EVENTS[event]
     if (!state) return
     const now = Date.now()
     if (state === told && now - toldAt < REPEAT_MS) return
@@ -61,7 +63,7 @@ export const OsfTmux = async () => {
       const info = props.info ?? {}
       if ((event.type === "session.created" || event.type === "session.updated") && info.parentID)
         children.add(info.id)
-      if (!(event.type in EVENTS)) return
+      if (!Object.hasOwn(EVENTS, event.type)) return
       if (event.type.startsWith("session.") && child(props.sessionID)) return
       tell(event.type, props.status?.type)
     },
