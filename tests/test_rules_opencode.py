@@ -225,6 +225,20 @@ EXTRA: list[tuple[str, Snapshot, str]] = [
         "  ┃  enter confirm  esc cancel", "  ┃"], 60, 20), "blocked"),
     # The diff in fullscreen (ctrl+f): the box fills the pane, choices at the bottom.
     ("permission-fullscreen-80x24", screen(permission(80, DIFF * 2), 80, 24), "blocked"),
+    # Kilo 7.7.7's own question when its first snapshot of the project is slow (seen verbatim
+    # in a lab run at load average 15: a question tool dialog without the free-text option).
+    ("kilo-snapshot-slow-120x32", screen([*user("explain this project"),
+        "     ⠹ Initializing snapshot…", "", "     ▣  Code · Fake Model", "", "  ┃",
+        "  ┃  It is taking a long time to initialize the snapshot system, likely due to the size "
+        "of the repository.", "  ┃",
+        "  ┃  Do you want to disable Snapshots for this repository?", "  ┃",
+        "  ┃  1. Continue with snapshots",
+        "  ┃     Keep waiting for the snapshot to complete. Subsequent turns are fast once the "
+        "initial snapshot is built.",
+        "  ┃  2. Disable for this project",
+        "  ┃     Turn off Kilo's snapshots for this project. You will lose undo/redo of Kilo file "
+        "changes, but git still", "  ┃     tracks everything.", "  ┃",
+        "  ┃  ↑↓ select  enter submit  esc dismiss", "  ┃"], 120, 32), "blocked"),
     # Kilo's smaller choice sets (no `Allow always`; `Allow` for skill shells).
     ("permission-no-always-120x32", screen([*user("x"), *permission(
         120, options="Allow once   Reject")], 120, 32), "blocked"),
