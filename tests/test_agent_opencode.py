@@ -292,3 +292,26 @@ def test_the_plugin_marks_its_pane_through_the_real_endpoint(
 
     state, _, agent = retry_until(value, what="@osf_report on the pane").split()
     assert (state, agent) == ("blocked", "kilo")
+
+
+def test_the_cli_launch_runs_the_agent_with_the_plugin_named(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    seen = tmp_path / "seen.json"
+    fake = bin_dir / "opencode"
+    fake.write_text(
+        f"#!{sys.executable}\nimport json, os, sys\n"
+        f"json.dump({{'argv': sys.argv[1:], 'content': os.environ.get('OPENCODE_CONFIG_CONTENT')}}"
+        f", open({str(seen)!r}, 'w'))\n"
+    )
+    fake.chmod(0o755)
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "XDG_STATE_HOME": str(tmp_path / "st"),
+           "PATH": f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}"}  # fmt: skip
+    env.pop("OPENCODE_CONFIG_CONTENT", None)
+    done = subprocess.run([sys.executable, "-m", "osf_tmux", "launch", "opencode", "-c", "x"],
+                          env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    got = json.loads(seen.read_text())
+    plugin = tmp_path / "st" / "osf-tmux" / "plugins" / "opencode" / FILE_NAME
+    assert got == {"argv": ["-c", "x"], "content": json.dumps({"plugin": [plugin.as_uri()]},
+                                                                separators=(",", ":"))}  # fmt: skip
