@@ -315,3 +315,35 @@ def test_the_cli_launch_runs_the_agent_with_the_plugin_named(tmp_path: Path) -> 
     plugin = tmp_path / "st" / "osf-tmux" / "plugins" / "opencode" / FILE_NAME
     assert got == {"argv": ["-c", "x"], "content": json.dumps({"plugin": [plugin.as_uri()]},
                                                                 separators=(",", ":"))}  # fmt: skip
+
+
+# ---- answering Kilo's two-stage rejection on a real screen -------------------------------------
+
+KILO = Path(__file__).resolve().parent.parent / "captures" / "kilo-7.7.7-lab"
+
+
+@pytest.mark.tmux
+def test_answer_follows_kilos_prompt_then_its_reject_message(
+    tmux_server: TmuxServer, tmp_path: Path
+) -> None:
+    # bash_esc: the permission prompt, Esc, the reject message, Enter. The screen is drawn into a
+    # pane that records the keys osf-tmux types (no Kilo runs).
+    from tests.test_safe_input import RecordingPane, osf
+
+    labels = json.loads((KILO / "bash_esc-120x32.labels.json").read_text())
+    data = (KILO / "bash_esc-120x32.bytes").read_bytes()
+    esc, enter = [e["offset"] for e in labels["driver_events"] if e["event"] == "keys"][1:3]
+    pane = RecordingPane(tmux_server, tmp_path, agent="kilo")
+    try:
+        pane.write(data[:esc])
+        pane.ready("Allow always")
+        assert osf(tmux_server, "answer", pane.pane, "no").returncode == 0
+        assert pane.keys() == b"\x1b"  # Esc: on to Kilo's reject message
+        pane.write(data[esc:enter])
+        pane.ready("Reject permission")
+        assert osf(tmux_server, "answer", pane.pane, "no").returncode == 0
+        assert pane.keys() == b"\r"  # Enter: the rejection confirmed
+        assert osf(tmux_server, "answer", pane.pane, "yes").returncode == 0
+        assert pane.keys() == b"\x1b"  # Esc: back to the prompt, never an approval from here
+    finally:
+        pane.close()
