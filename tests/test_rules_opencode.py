@@ -239,6 +239,17 @@ EXTRA: list[tuple[str, Snapshot, str]] = [
         "  ┃     Turn off Kilo's snapshots for this project. You will lose undo/redo of Kilo file "
         "changes, but git still", "  ┃     tracks everything.", "  ┃",
         "  ┃  ↑↓ select  enter submit  esc dismiss", "  ┃"], 120, 32), "blocked"),
+    # Kilo 7.7.7's question after plan_exit, with a stray `}` left in the margin left of the
+    # border (verbatim from captures/kilo-7.7.7-lab/plan-120x32, 02-blocked).
+    ("kilo-plan-followup-stray-margin-120x32", screen([*user("plan a --name option for app.py"),
+        "     I'll outline a plan first.", "", "     ⚙ plan_exit [path=README.md]", "",
+        "     ▣  Plan · Fake Model", "", "  ┃", "  ┃  Ready to implement?", "  ┃",
+        *question("x", [("Start new session", "Implement in a fresh session with a clean context"),
+                        ("Continue here", "Implement the plan in this session"),
+                        ("Keep refining", "Keep planning without implementing yet")])[3:-2],
+        "} ┃  ↑↓ select  enter submit  esc dismiss", "  ┃"], 120, 32), "blocked"),
+    ("stray-margin-idle-120x32", screen([*TRANSCRIPT, *input_box(120)[:-1],
+        "} ╹" + "▀" * 115, *idle_footer(120)], 120, 32), "idle"),
     # Kilo's smaller choice sets (no `Allow always`; `Allow` for skill shells).
     ("permission-no-always-120x32", screen([*user("x"), *permission(
         120, options="Allow once   Reject")], 120, 32), "blocked"),
@@ -276,6 +287,11 @@ EXTRA: list[tuple[str, Snapshot, str]] = [
         right(" BUILD", "ctrl+p cmd", 100)], 100, 30), "idle"),
     # A draft (shown without `›` while typed) whose rows start like the dialog's, on a pane too
     # narrow for the status row's right end.
+    # Kilo 7.7.7 --mini right after a burst of typing: the draft, no status row under it yet.
+    ("mini-draft-no-status-row-100x24", screen(["  Kilo", f"  {DIR}", "", "", "short draft "
+        "Allow once   Allow always   Reject  ⇆ select  enter confirm", "△ Permission required  "
+        "1. Yes  2. Type your own answer", "Allow once   Allow always   Reject  ⇆ select  enter "
+        "confirm  esc reject"], 100, 24), "idle"),
     ("mini-draft-dialog-rows-40x20", screen(["█▀▀█  OpenCode", "", "△ Permission required",
         "# Shell command", "Allow once   Allow always   Reject", "⇆ select  enter confirm",
         " BUILD"], 40, 20), "idle"),

@@ -111,7 +111,7 @@ def _rejected(how: str, message_stage: bool) -> list[Action]:
     ]
 
 
-def scenarios(plan_agent: str, message_stage: bool) -> list[Scenario]:
+def scenarios(plan_agent: str, message_stage: bool, plan_pick: tuple[str, str]) -> list[Scenario]:
     script = Script(FAMILY_TURNS + st.ALL_TURNS)
     sc = scenario_maker(script)
     bash_prompt = _blocked(PERMISSION, "command permission prompt (Allow once / always / Reject)")
@@ -213,11 +213,11 @@ def scenarios(plan_agent: str, message_stage: bool) -> list[Scenario]:
         ),
         sc(
             "plan",
-            "plan agent: plan_exit asks whether to switch to the build agent; answered Yes",
+            "plan agent: after plan_exit the agent asks whether to implement; answered",
             _start(),
             _ask(st.P_PLAN),
-            _blocked(QUESTION, "plan_exit: switch to the build agent? Yes / No"),
-            Keys(("1",), "pick Yes"),
+            _blocked(QUESTION, "after plan_exit: implement the plan? (its own question dialog)"),
+            Keys((plan_pick[0],), plan_pick[1]),
             _approved("plan approved; agent working"),
             _done(),
             agent=plan_agent,
@@ -255,7 +255,7 @@ def scenarios(plan_agent: str, message_stage: bool) -> list[Scenario]:
             Type(DRAFT, "draft with dialog words, not sent"),
             Expect(
                 "idle",
-                Cue(r"Permission required Allow once", absent=SPIN, tail=8),
+                Cue(r"Allow once +Allow always +Reject", absent=SPIN, tail=8),
                 "draft at the prompt; still idle",
                 settle=2.0,
             ),
@@ -288,6 +288,8 @@ class OpenCode(AgentSpec):
     plan_agent = "plan"
     # Whether Esc / Reject on a permission prompt first asks for a message to the agent.
     reject_message = False
+    # The answer to the question that follows plan_exit: OpenCode's `Switch to the build agent?`.
+    plan_pick = ("1", "pick Yes (switch to the build agent)")
     # plan_exit takes no arguments; its name is not one the server knows for a plan.
     dialect = Dialect(tools={"plan": ToolShape("plan_exit", lambda a: {})})
 
@@ -303,7 +305,7 @@ class OpenCode(AgentSpec):
             return "unknown"
 
     def scenarios(self) -> dict[str, Scenario]:
-        return {s.name: s for s in scenarios(self.plan_agent, self.reject_message)}
+        return {s.name: s for s in scenarios(self.plan_agent, self.reject_message, self.plan_pick)}
 
     def extra_env(self) -> dict[str, str]:
         return {}
