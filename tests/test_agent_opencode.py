@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -347,3 +348,82 @@ def test_answer_follows_kilos_prompt_then_its_reject_message(
         assert pane.keys() == b"\x1b"  # Esc: back to the prompt, never an approval from here
     finally:
         pane.close()
+
+
+# ---- the plugin in the real agents (opt-in, like the live-agents lane) -------------------------
+
+
+def live_selected(agent: str) -> bool:
+    value = os.environ.get("OSF_LIVE_AGENTS", "").strip().lower()
+    return value in ("1", "yes", "true", "all") or agent in value.split(",")
+
+
+@pytest.mark.live_agents
+@pytest.mark.slow
+@pytest.mark.tmux
+@pytest.mark.parametrize("agent", ["opencode", "kilo"])
+def test_the_real_agent_reports_through_the_installed_plugin(
+    agent: str, tmux_server: TmuxServer, tmp_path: Path
+) -> None:
+    """`osf-tmux hooks install`, then the real agent in a pane against the lab's fake model:
+    @osf_report follows prompt (working), permission prompt (blocked), approval (working) and
+    the end of the turn (done)."""
+    import time
+
+    from tools.agentlab import stories as st
+    from tools.agentlab.agents import AGENTS
+    from tools.agentlab.base import RunDirs
+    from tools.agentlab.fakeserver import FakeModelServer
+
+    if not live_selected(agent):
+        pytest.skip(f"opt-in: OSF_LIVE_AGENTS={agent} (or 1)")
+    spec = AGENTS[agent]
+    if not spec.installed():
+        pytest.skip(f"{agent} is not installed: tools/agentlab/install.sh {agent}")
+    scenario = spec.scenarios()["bash_yes"]
+    dirs = RunDirs(tmp_path, tmp_path / "home", tmp_path / "proj")
+    dirs.home.mkdir()
+    dirs.proj.mkdir()
+    server = FakeModelServer(scenario.script, dirs.proj, tmp_path / "requests.jsonl", spec.dialect)
+    server.start()
+    try:
+        argv, env = spec.prepare(dirs, server.url, scenario)
+        apply(plan_install(agent, env))
+        # Not `env -i`: the pane's own TMUX and TMUX_PANE must reach the agent, as for a person.
+        assignments = [f"{k}={v}" for k, v in env.items()]
+        line = f"cd {shlex.quote(str(dirs.proj))} && exec env {shlex.join(assignments + argv)}"
+        pane = tmux_server.new_pane(["sh", "-c", line], 120, 32)
+
+        def screen() -> str:
+            return tmux_server.cmd("capture-pane", "-p", "-t", pane)
+
+        seen: list[str] = []
+
+        def watch(until: str | None, timeout: float) -> None:
+            """Poll @osf_report until `until` is on screen (None: for `timeout` seconds)."""
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                out = tmux_server.cmd("show-options", "-p", "-t", pane, "-qv", "@osf_report")
+                state = out.split()[0] if out.strip() else ""
+                if state and (not seen or seen[-1] != state):
+                    seen.append(state)
+                if until is not None and until in screen():
+                    return
+                time.sleep(0.1)
+            if until is not None:
+                raise AssertionError(f"no {until!r} on screen; reports {seen}\n{screen()}")
+
+        watch("ctrl+p commands", 180)
+        tmux_server.cmd("send-keys", "-t", pane, "-l", st.P_BASH)
+        time.sleep(0.5)
+        tmux_server.cmd("send-keys", "-t", pane, "Enter")
+        watch("Allow once", 120)
+        watch(None, 1.5)  # the report may trail the drawing a little
+        tmux_server.cmd("send-keys", "-t", pane, "Enter")
+        watch("build directory is gone", 90)
+        watch(None, 5.0)
+        assert seen == ["working", "blocked", "working", "done"], seen
+        report_agent = tmux_server.cmd("show-options", "-p", "-t", pane, "-qv", "@osf_report")
+        assert report_agent.split()[2] == agent
+    finally:
+        server.stop()
