@@ -80,6 +80,11 @@ class FileChange:
     before: bytes | None  # None: the file does not exist
     after: bytes | None  # None: remove the file
     drop_backup: bool = False  # uninstall gave back the backed-up bytes: the backup is spent
+    backup: bool = True  # keep `before` beside the file (False: nothing of the person's in it)
+
+    def keeps_backup(self) -> bool:
+        """Whether writing this change keeps the file as it was beside it."""
+        return self.backup and self.before is not None and self.after is not None
 
 
 @dataclass
@@ -130,7 +135,7 @@ def apply(plan: Plan) -> None:
     """Write the plan: the original beside each file first, then the file (atomically)."""
     for change in plan.changes:
         backup = backup_path(change.path)
-        if change.before is not None and change.after is not None and not backup.exists():
+        if change.before is not None and change.keeps_backup() and not backup.exists():
             _write(backup, change.before, like=change.path)
         if change.after is None:
             change.path.unlink(missing_ok=True)

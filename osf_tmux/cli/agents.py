@@ -42,7 +42,7 @@ def _apply(plan: agent_hooks.Plan, dry_run: bool, verb: str) -> None:
         action = "remove" if change.after is None else "write"
         click.echo(f"{'would ' if dry_run else ''}{action} {change.path}")
         backup = agent_hooks.backup_path(change.path)
-        if change.before is not None and change.after is not None and not backup.exists():
+        if change.keeps_backup() and not backup.exists():
             click.echo(f"  {'would keep' if dry_run else 'kept'} the original as {backup}")
     if not dry_run:
         try:
@@ -87,7 +87,8 @@ def launch_cmd(agent: str, args: tuple[str, ...]) -> None:
     """Start AGENT (found on PATH) with osf-tmux's hooks for this run only, touching no file.
 
     Claude Code gets them through --settings; Codex gets osf-tmux as its notify program (-c),
-    unless your config.toml names one of its own. ARGS go to the agent unchanged."""
+    unless your config.toml names one of its own; Pi loads osf-tmux's extension (-e, a copy
+    kept in osf-tmux's own state folder). ARGS go to the agent unchanged."""
     binary = shutil.which(agent)
     if binary is None:
         raise click.ClickException(f"{agent} is not installed or not on PATH")
