@@ -543,12 +543,6 @@ Only showing models from configured providers. Use /login to add providers.
         120,
         32,
     ),
-    # A draft that looks like the loader.
-    "draft_like_the_loader": (
-        "\n All done.\n\n{RULE}\n ⠧ Working...▮\n{RULE}\n" + footer(80),
-        80,
-        24,
-    ),
     "empty_screen_startup": (
         """
  pi v0.73.1
