@@ -136,7 +136,7 @@ def agent_hooks(env: Mapping[str, str]) -> list[Check]:
 
 def notifications(tmux: Tmux) -> list[Check]:
     from osf_tmux.plugin.notify import read_config
-    from osf_tmux.plugin.notify_backends import DesktopBackend
+    from osf_tmux.plugin.notify_desktop import DesktopBackend
 
     config = read_config(tmux)
     states = ", ".join(sorted(config.states)) or "nothing (all notify options off)"
