@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import gc
 import logging
 import os
 import stat
@@ -159,7 +160,9 @@ class DesktopBackend:
         self.last_ok: float | None = None
         self._bus_known = False
         self._retry_at = float("-inf")
+        self._probe_error = ""
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
         self._notifier: Any = None
 
     # ---- the backend protocol --------------------------------------------------------------
@@ -187,8 +190,10 @@ class DesktopBackend:
                 return
             error = again
             self._drop()
+        elif self._probe_error == error:
+            error = f"{error}; a fresh connection: the same"
         else:
-            error = f"{error}; then {self.reason}"
+            error = f"{error}; a fresh connection: {self._probe_error}"
         self.reason = f"the notification service did not take it ({error})"
         raise DesktopFailed(self.reason)
 
@@ -203,8 +208,12 @@ class DesktopBackend:
     def close(self) -> None:
         self._drop()
         if self._loop is not None:
+            with contextlib.suppress(Exception):
+                self._run(self._loop, _settle())
             self._loop.call_soon_threadsafe(self._loop.stop)
-            self._loop = None
+            if self._thread is not None:
+                self._thread.join(self.timeout)
+            self._loop = self._thread = None
 
     # ---- the bus ---------------------------------------------------------------------------
 
@@ -252,6 +261,7 @@ class DesktopBackend:
         except Exception as exc:
             hung = isinstance(exc, TimeoutError | concurrent.futures.TimeoutError)
             what = f"no answer within {self.timeout:g}s" if hung else f"{type(exc).__name__}: {exc}"
+            self._probe_error = what
             if not self.bus.address and not hung:
                 what = f"{NO_BUS} ({what})"
             self.reason = f"no notification service answers ({what})"
@@ -299,13 +309,22 @@ class DesktopBackend:
         bus = getattr(getattr(notifier, "_backend", None), "bus", None)
         disconnect = getattr(bus, "disconnect", None)
         if callable(disconnect) and self._loop is not None:
+            loop = self._loop
             with contextlib.suppress(RuntimeError):
-                self._loop.call_soon_threadsafe(disconnect)
+                loop.call_soon_threadsafe(disconnect)
+                # The dropped connection is a web of cycles holding a socket and failed futures,
+                # whose finalizers log. Collected here, on our loop's thread, once it has wound
+                # down, rather than wherever the collector next runs (CPython 3.11.7 raises a
+                # SystemError when that is in the middle of compiling something).
+                loop.call_soon_threadsafe(_collect_later, loop)
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
             loop = asyncio.new_event_loop()
-            threading.Thread(target=loop.run_forever, name="osf-desktop", daemon=True).start()
+            self._thread = threading.Thread(
+                target=_run_loop, args=(loop,), name="osf-desktop", daemon=True
+            )
+            self._thread.start()
             self._loop = loop
         return self._loop
 
@@ -316,6 +335,24 @@ class DesktopBackend:
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise
+
+
+def _collect_later(loop: asyncio.AbstractEventLoop) -> None:
+    loop.call_later(0.2, gc.collect)
+
+
+async def _settle() -> None:
+    await asyncio.sleep(0.05)  # a dropped connection's last callbacks
+    gc.collect()
+
+
+def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
+    try:
+        loop.run_forever()
+    finally:
+        # Closed here, on its own thread, once stopped: a loop left to the garbage collector
+        # finalizes its transports at an arbitrary moment of some other thread.
+        loop.close()
 
 
 async def _construct(cls: Any, icon: Any) -> Any:
