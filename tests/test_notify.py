@@ -12,6 +12,7 @@ from osf_tmux.judge.combine import PaneState
 from osf_tmux.judge.replay import snapshots_at
 from osf_tmux.plugin.notify import Notice, Notifier, NotifyConfig, NullBackend, ask_excerpt, clean
 from osf_tmux.plugin.notify_backends import TerminalBackend, osc_bytes
+from osf_tmux.plugin.notify_cooldown import CooldownBook
 from osf_tmux.tmux import PaneInfo, ServerSpec, Tmux
 from osf_tmux.vt.snapshot import Snapshot
 
@@ -192,3 +193,47 @@ def test_terminal_backend_writes_bell_and_osc() -> None:
         ["display-message", "-c", "/dev/pts/3"],
         ["display-message", "-c", "client-9"],
     ]
+
+
+# ---- the cooldown: kept across restarts, reset by an answer or a new question --------------
+
+
+def asking(question: str, detail: str) -> Snapshot:
+    return Snapshot.from_text(f"{detail}\n{question}\n❯ 1. Yes\n  2. No\nEsc to cancel")
+
+
+def move(
+    before: str, after: str, pane: PaneInfo = PANE, snap: Snapshot | None = None
+) -> Transition:
+    was = PaneState(before or None, 1.0, None, "screen")
+    return Transition(pane, "claude", was, PaneState(after, 2.0, "r", "screen"), snap)
+
+
+def test_cooldown_survives_a_daemon_restart(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "notify-cooldowns.json"
+    clock = FakeClock()
+    rec = Recorder("terminal")
+
+    def daemon() -> Notifier:
+        return Notifier(
+            lambda: NotifyConfig(),
+            lambda c: [rec, NullBackend()],
+            clock=clock,
+            inline=True,
+            cooldowns=CooldownBook(path),
+        )
+
+    prompt = asking("Do you want to proceed?", "rm -rf build")
+    daemon().on_transition(move("working", "blocked", snap=prompt))
+    assert len(rec.sent) == 1
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert "proceed" not in path.read_text() and "rm -rf" not in path.read_text()
+    clock.advance(10)
+    daemon().on_transition(move("", "blocked", snap=prompt))  # a new daemon finds it waiting
+    assert len(rec.sent) == 1
+    clock.advance(21)
+    daemon().on_transition(move("", "blocked", snap=prompt))  # the cooldown is over
+    assert len(rec.sent) == 2
+    path.write_text("{not json")  # a damaged file is a warning, not a crash
+    daemon().on_transition(move("", "blocked", snap=prompt))
+    assert len(rec.sent) == 3
