@@ -237,3 +237,39 @@ def test_cooldown_survives_a_daemon_restart(tmp_path: Path) -> None:
     path.write_text("{not json")  # a damaged file is a warning, not a crash
     daemon().on_transition(move("", "blocked", snap=prompt))
     assert len(rec.sent) == 3
+
+
+def test_an_answered_prompt_resets_the_cooldown() -> None:
+    """Claude asks to edit a file, the user answers it, and two seconds later asks to write
+    another file while the user has gone to look elsewhere: that is a new notification."""
+    clock = FakeClock()
+    rec = Recorder("terminal")
+    n = notifier(NotifyConfig(), rec, clock=clock)
+    edit = asking("Do you want to make this edit to a.py?", "Edit a.py")
+    n.on_transition(move("working", "blocked", snap=edit))
+    at_the_pane = replace(PANE, window_active=True)  # on the screen of an attached client
+    n.on_transition(move("blocked", "working", pane=at_the_pane))  # answered there
+    clock.advance(2)
+    n.on_transition(move("working", "blocked", snap=edit))  # even the same text again
+    assert len(rec.sent) == 2
+    write = asking("Do you want to create b.py?", "Write b.py")
+    n.on_transition(move("blocked", "working", pane=at_the_pane))
+    clock.advance(2)
+    n.on_transition(move("working", "blocked", snap=write))
+    assert len(rec.sent) == 3
+
+
+def test_a_flickering_prompt_stays_quiet_and_a_new_question_does_not() -> None:
+    clock = FakeClock()
+    rec = Recorder("terminal")
+    n = notifier(NotifyConfig(), rec, clock=clock)
+    edit = asking("Do you want to make this edit to a.py?", "Edit a.py")
+    n.on_transition(move("working", "blocked", snap=edit))
+    n.on_transition(move("blocked", "idle"))  # gone for a frame, nobody at the pane
+    clock.advance(1)
+    n.on_transition(move("idle", "blocked", snap=edit))
+    assert len(rec.sent) == 1  # what the cooldown is for
+    n.on_transition(move("blocked", "working"))
+    clock.advance(1)
+    n.on_transition(move("working", "blocked", snap=asking("Run the tests?", "npm test")))
+    assert len(rec.sent) == 2  # another question, though nobody answered at the pane
