@@ -113,3 +113,13 @@ def test_the_command_follows_the_notifiers_rules(tmp_path: Path) -> None:
     n.on_transition(transition("done"))  # not a notifying state by default
     runner.wait_idle()
     assert len((tmp_path / "runs").read_text().splitlines()) == 2
+
+
+def test_every_variable_is_documented() -> None:
+    from osf_tmux.plugin.notify_command import event
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    missing = [
+        k for k in event(EVIL) if f"`OSF_{k.upper()}`" not in readme or f"`{k}`" not in readme
+    ]
+    assert not missing, f"README's notify command table lacks {missing}"
