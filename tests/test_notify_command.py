@@ -123,3 +123,13 @@ def test_every_variable_is_documented() -> None:
         k for k in event(EVIL) if f"`OSF_{k.upper()}`" not in readme or f"`{k}`" not in readme
     ]
     assert not missing, f"README's notify command table lacks {missing}"
+
+
+def test_closing_ends_commands_still_running(tmp_path: Path) -> None:
+    """The daemon stops: a command that outlives the grace is ended with it, not left over."""
+    runner = CommandRunner()
+    late = tmp_path / "late"
+    runner.run(EVIL, config(f'sleep 3; touch "{late}"', timeout=60))
+    runner.close(timeout=0.2)
+    assert runner.status()["command"]["last_failure"]["error"].startswith("killed by signal")
+    assert not late.exists()

@@ -249,3 +249,9 @@ def test_desktop_without_a_session_bus_says_why(
         assert not [r for r in caplog.records if r.name.startswith("desktop_notifier")]
     finally:
         desktop.close()
+
+
+def test_the_shipped_icon_is_what_the_tool_draws() -> None:
+    from tools import draw_icon
+
+    assert icon_path().read_bytes() == draw_icon.png(draw_icon.pixels())

@@ -374,8 +374,8 @@ class Notifier:
                 self._queue.put_nowait(None)
             self._thread.join(timeout)
             self._thread = None
-        for backend in self.chain:
-            closer = getattr(backend, "close", None)
+        for part in [*self.chain, *self.hooks]:
+            closer = getattr(part, "close", None)
             if callable(closer):
                 with contextlib.suppress(Exception):
                     closer()

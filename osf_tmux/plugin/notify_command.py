@@ -60,6 +60,7 @@ class CommandRunner:
         self._slots = threading.BoundedSemaphore(max_running)
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
+        self._running: set[subprocess.Popen[bytes]] = set()
         self.runs = 0
         self.failures = 0
         self.last: dict[str, Any] | None = None
@@ -96,6 +97,7 @@ class CommandRunner:
         )
         with self._lock:
             self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+            self._running.add(proc)
         thread.start()
 
     def wait_idle(self, timeout: float = 10.0) -> None:
@@ -105,6 +107,16 @@ class CommandRunner:
             threads = list(self._threads)
         for t in threads:
             t.join(max(0.0, deadline - time.monotonic()))
+
+    def close(self, timeout: float = 2.0) -> None:
+        """The daemon stops: give running commands `timeout`, then end them (their timeout
+        would otherwise die with the daemon's threads)."""
+        self.wait_idle(timeout)
+        with self._lock:
+            running = list(self._running)
+        for proc in running:
+            _kill_group(proc)
+        self.wait_idle(1.0)  # their threads record how they ended
 
     def status(self) -> dict[str, Any]:
         with self._lock:
@@ -141,6 +153,8 @@ class CommandRunner:
                 error = f"exit status {code}" if code > 0 else f"killed by signal {-code}"
             self._finish(command, notice, code, error, tail, time.monotonic() - started)
         finally:
+            with self._lock:
+                self._running.discard(proc)
             if proc.stderr is not None:
                 with contextlib.suppress(OSError):
                     proc.stderr.close()
