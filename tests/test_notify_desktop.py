@@ -4,6 +4,7 @@ is named in tmux's environment. What the notifier logs must say what really happ
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import shutil
@@ -37,6 +38,16 @@ needs_bus = pytest.mark.skipif(
 
 def notice(n: int) -> Notice:
     return Notice(f"%{n}", "", f"work:{n}.0", "claude", "blocked", "Proceed?", f"rm x{n}")
+
+
+@pytest.fixture(autouse=True)
+def collected() -> Iterator[None]:
+    """A closed backend leaves cycles (loop, connections) whose finalizers run Python code.
+    Collected here, between tests, rather than wherever the collector next runs: CPython
+    3.11.7 raises 'AST constructor recursion depth mismatch' when that is in the middle of
+    compiling a module (pytest imports plugins at the end of a run)."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture

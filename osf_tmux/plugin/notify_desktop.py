@@ -321,6 +321,7 @@ class DesktopBackend:
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
             loop = asyncio.new_event_loop()
+            loop.set_exception_handler(_loop_error)
             self._thread = threading.Thread(
                 target=_run_loop, args=(loop,), name="osf-desktop", daemon=True
             )
@@ -335,6 +336,12 @@ class DesktopBackend:
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise
+
+
+def _loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    # dbus-fast's writer on a bus that died under it ('Bad file descriptor'): the failed send
+    # already says what happened; asyncio's default would print a traceback to stderr.
+    log.debug("desktop event loop: %s (%s)", context.get("message"), context.get("exception"))
 
 
 def _collect_later(loop: asyncio.AbstractEventLoop) -> None:
