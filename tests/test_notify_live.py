@@ -74,7 +74,14 @@ class Rig:
         """A new pane that shows the prompt; (the pane, when its bytes were written)."""
         feeder = Feeder(self.server, self.home, 120, 32, "claude")
         self.panes.append(feeder)
-        retry_until(lambda: feeder.option("@osf_pipe"), timeout=10, what="the daemon's pipe")
+        retry_until(
+            lambda: any(
+                p.get("pane") == feeder.pane and p.get("agent") == "claude" and p["pipe"] == "pipe"
+                for p in self.daemon.status().get("panes", [])
+            ),
+            timeout=10,
+            what="the daemon to take the pane as claude's",
+        )
         data = prompt_bytes(evil)
         start = time.monotonic()
         feeder.write(data)

@@ -229,6 +229,7 @@ class DesktopBackend:
                 return
             found = find_bus(sess, glob, self.own_bus, self.env, session_id)
         if self._bus_known and found.address == self.bus.address:
+            self.bus = found  # the same bus, perhaps now found in another place
             return
         if self._bus_known:
             now = found.address or "none"
