@@ -127,7 +127,7 @@ def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
     log = logging.getLogger("osf_tmux")
     for problem in rules.problems:
         log.warning("rules: %s (the shipped rules stay in force)", problem)
-    notifier = start_notifier(tmux, config_stamp(files.state))
+    notifier = start_notifier(tmux, config_stamp(files.state), files.state)
     daemon = Daemon(
         tmux,
         rules,
@@ -135,7 +135,9 @@ def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
         token=str(files.runtime),
         status_file=files.status,
         on_transition=notifier.on_transition,
+        extra_status={"notify": notifier.status},
     )
+    notifier.on_change = daemon.status_changed
     daemon.install_signal_handlers()
     daemon.install_hooks()
     log.info("started for %s", server.describe())

@@ -12,7 +12,7 @@ import os
 import selectors
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,6 +127,7 @@ class Daemon:
         status_file: Path | None = None,
         identify: Callable[[int], list[list[str]]] = foreground_commands,
         on_transition: Callable[[Transition], None] | None = None,
+        extra_status: Mapping[str, Callable[[], Any]] | None = None,
     ) -> None:
         self.tmux = tmux
         self.rules = rules
@@ -137,6 +138,7 @@ class Daemon:
         self.status_file = status_file
         self.identify_argv = identify
         self.on_transition = on_transition
+        self.extra_status = dict(extra_status or {})  # more sections of status.json (notify)
         self.panes: dict[str, PaneWatch] = {}
         # Panes with something to do (bytes to parse, a frame to judge, a seed, a deadline):
         # the loop visits only these, so quiet panes cost nothing per turn.
@@ -667,7 +669,7 @@ class Daemon:
                     "dropped_bytes": w.dropped,
                 }
             )
-        return {
+        data = {
             "pid": os.getpid(),
             "running": running,
             "server": self.tmux.server.describe(),
@@ -676,6 +678,16 @@ class Daemon:
             "counters": {**self.counters, "tmux_calls": self.tmux.calls},
             "panes": panes,
         }
+        for name, section in self.extra_status.items():
+            try:
+                data[name] = section()
+            except Exception as exc:  # a section must never keep the status from being written
+                data[name] = {"error": str(exc)}
+        return data
+
+    def status_changed(self) -> None:
+        """Another thread's section of the status changed: written at the loop's next turn."""
+        self.status_dirty = True
 
     def write_status(self, force: bool = False, running: bool = True) -> None:
         self.last_status_write = self.clock.now()
