@@ -15,6 +15,7 @@ from osf_tmux.daemon.lifecycle import (
     start,
     stop,
 )
+from osf_tmux.paths import private_dir
 from osf_tmux.plugin import doctor as doc
 from osf_tmux.plugin import jump
 from osf_tmux.plugin.load import (
@@ -97,7 +98,7 @@ def load_cmd(server: ServerSpec, binary: str | None, no_daemon: bool) -> None:
         if not no_daemon:
             pid, already = start(server, files)
             daemon = f"pid {pid}{' (already running)' if already else ''}"
-        files.state.mkdir(parents=True, exist_ok=True)
+        private_dir(files.state)
         config_stamp(files.state).touch()
     except NoServerError as exc:
         log_line(log, "load", f"failed: {exc}")

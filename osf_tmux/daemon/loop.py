@@ -34,6 +34,7 @@ from osf_tmux.judge.combine import Observation, PaneState, PaneTracker, Report, 
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import RuleSet
 from osf_tmux.judge.screen_judge import ScreenJudge
+from osf_tmux.paths import write_private
 from osf_tmux.tmux import (
     SEP,
     NoServerError,
@@ -682,9 +683,7 @@ class Daemon:
         self.status_dirty = False
         if self.status_file is None:
             return
-        tmp = self.status_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.status(running), indent=1))
-        os.replace(tmp, self.status_file)
+        write_private(self.status_file, json.dumps(self.status(running), indent=1).encode())
 
 
 def screen_from_capture(cap: PaneCapture) -> PaneScreen:
