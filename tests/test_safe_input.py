@@ -260,6 +260,43 @@ def test_a_respawned_pane_gets_no_keys(
     assert b"1" not in claude_pane.record.read_bytes()
 
 
+@pytest.mark.tmux
+def test_send_never_lets_the_text_end_the_paste(
+    tmux_server: TmuxServer, claude_pane: RecordingPane
+) -> None:
+    data = (CAPTURE / "c_bash_yes-120x32.bytes").read_bytes()
+    claude_pane.write(data[: offsets()["idle"]])
+    claude_pane.ready("? for shortcuts")
+    # The paste would end at ESC[201~; Shift+Tab (ESC[Z) and Ctrl-C would arrive as keys.
+    for text in ("hi\x1b[201~\x1b[Z\x03 more", "a\rb", "x\x9b201~"):
+        refused = osf(tmux_server, "send", claude_pane.pane, text)
+        assert refused.returncode != 0, repr(text)
+        assert "control character" in refused.stderr and "Nothing was typed" in refused.stderr
+        assert claude_pane.keys() == b"", repr(text)
+    sent = osf(tmux_server, "send", claude_pane.pane, "two\nlines\tand a tab")
+    assert sent.returncode == 0, sent.stderr
+    assert claude_pane.keys() == b"\x1b[200~two\rlines\tand a tab\x1b[201~\r"
+
+
+def test_check_text_allows_newlines_and_tabs_only() -> None:
+    safe_input.check_text("fix it\n\tplease")
+    for text, name in (("\x1b[201~", "Escape"), ("a\x03", "Ctrl-C"), ("\x7f", "Delete")):
+        with pytest.raises(safe_input.InputRefused, match=name):
+            safe_input.check_text(text)
+    with pytest.raises(safe_input.InputRefused, match=r"U\+009B"):
+        safe_input.check_text("\x9b201~")
+
+
+def test_send_help_says_which_characters_are_refused() -> None:
+    from click.testing import CliRunner
+
+    from osf_tmux.cli.main import main
+
+    shown = " ".join(CliRunner().invoke(main, ["send", "--help"]).output.split())
+    assert "newlines and tabs" in shown and "control character" in shown
+    assert "%N" in CliRunner().invoke(main, ["answer", "--help"]).output
+
+
 def test_the_prompt_is_the_lines_its_rule_matched() -> None:
     from osf_tmux.judge.classify import classify, matched_lines
     from osf_tmux.judge.replay import snapshots_at

@@ -135,6 +135,33 @@ def _require_agent(pane: PaneLook) -> Manifest:
     return pane.manifest
 
 
+# Control characters act as keys, not text: ESC starts sequences (ESC [ 201 ~ would end the
+# bracketed paste, and whatever follows it would arrive as keystrokes: Shift+Tab, Ctrl-C,
+# Enter), Ctrl-C interrupts, CR submits. Newline and tab are text in a paste.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+ALLOWED_CONTROLS = "newlines and tabs"
+
+
+def check_text(text: str) -> None:
+    """Refuse a message that holds a control character other than newline and tab: typed
+    through a paste, it would act as a key (or end the paste early)."""
+    if not text.strip():
+        raise InputRefused("nothing to send: the message is empty")
+    bad = _CONTROL.search(text)
+    if bad is not None:
+        raise InputRefused(
+            f"the message holds a control character ({_name(bad.group())} at position "
+            f"{bad.start()}): only {ALLOWED_CONTROLS} may be in it, anything else would act as "
+            "a key. Nothing was typed."
+        )
+
+
+def _name(char: str) -> str:
+    names = {"\x1b": "Escape", "\r": "carriage return", "\x7f": "Delete", "\x03": "Ctrl-C"}
+    code = ord(char)
+    return names.get(char, f"Ctrl-{chr(code + 64)}" if code < 32 else f"U+{code:04X}")
+
+
 def _refuse_blocked(pane: PaneLook, manifest: Manifest) -> None:
     if pane.state == "blocked":
         why = pane.screen.rule if pane.screen and pane.screen.state == "blocked" else "its hook"
@@ -146,8 +173,7 @@ def _refuse_blocked(pane: PaneLook, manifest: Manifest) -> None:
 
 def send(tmux: Tmux, rules: RuleSet, target: str, text: str) -> PaneLook:
     """Type `text` into the agent's input and submit it, unless the pane waits for an answer."""
-    if not text.strip():
-        raise InputRefused("nothing to send: the message is empty")
+    check_text(text)
     pane = look(tmux, rules, target)
     manifest = _require_agent(pane)
     _refuse_blocked(pane, manifest)

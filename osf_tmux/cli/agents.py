@@ -114,7 +114,11 @@ def send_cmd(server: ServerSpec, pane: str, text: tuple[str, ...]) -> None:
 
     PANE is a pane id (%N) or session:window.pane exactly as `tmux list-panes -a` shows it;
     anything else is refused. The pane is judged afresh first (its screen now, and the agent's
-    latest hook report), and once more right before the text goes in."""
+    latest hook report), and once more right before the text goes in.
+
+    TEXT is typed as text: it may hold newlines and tabs, but any other control character
+    (Escape, Ctrl-C, carriage return, Delete, C1 controls) is refused and nothing is typed,
+    since it would act as a key or end the paste early."""
     rules = load_rules(user_rules_dir())
     try:
         looked = safe_input.send(Tmux(server), rules, pane, " ".join(text))
