@@ -32,7 +32,9 @@ pass_server = click.make_pass_decorator(ServerSpec, ensure=True)
 
 
 @click.command("next")
-@click.option("--client", metavar="NAME", help="The tmux client to move (default: the current).")
+@click.option(
+    "--client", metavar="NAME", help="The tmux client to move (default: the one used last)."
+)
 @pass_server
 def next_cmd(server: ServerSpec, client: str | None) -> None:
     """Show the next pane that waits: blocked ones first (longest waiting first), then done.
@@ -43,6 +45,8 @@ def next_cmd(server: ServerSpec, client: str | None) -> None:
     running = running_pid(files) is not None
     status = read_status(files) if running else None
     try:
+        # Typed in a shell rather than bound to a key: the client someone used last.
+        client = client or jump.recent_client(tmux)
         panes, current = jump.waiting_panes(tmux, client, jump.since_times(status))
         target = jump.pick(panes, current)
         if target is None:
