@@ -13,12 +13,14 @@ from osf_tmux.daemon.lifecycle import (
     DaemonFiles,
     LifecycleError,
     acquire_lock,
+    private_dirs,
     read_status,
     running_pid,
     setup_logging,
     start,
     stop,
 )
+from osf_tmux.paths import UnsafeDirectoryError
 from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
 
 pass_server = click.make_pass_decorator(ServerSpec, ensure=True)
@@ -116,6 +118,10 @@ def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
 
     tmux = _require_server(server)
     files = DaemonFiles.for_server(server)
+    try:
+        private_dirs(files)
+    except UnsafeDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
     lock = acquire_lock(files)
     if lock is None:
         click.echo(f"osf-tmux daemon already running (pid {running_pid(files)})")

@@ -18,6 +18,7 @@ from osf_tmux.agents import hooks as agent_settings
 from osf_tmux.agents.integration import agent_module
 from osf_tmux.daemon import tmux_hooks
 from osf_tmux.daemon.lifecycle import DaemonFiles, read_status, running_pid
+from osf_tmux.paths import OWN_LEVELS, dir_problem
 from osf_tmux.plugin import options as po
 from osf_tmux.plugin.load import STATUS_FRAGMENT, WINDOW_FRAGMENT, plugin_log, prefix_bindings
 from osf_tmux.tmux import Tmux, TmuxError
@@ -70,6 +71,44 @@ def daemon(files: DaemonFiles, status: Mapping[str, Any] | None, now: float) -> 
                 f"look at {files.log}; restart: osf-tmux stop && osf-tmux start",
             )
         )
+    return checks
+
+
+def private_dirs(files: DaemonFiles, uid: int | None = None) -> list[Check]:
+    """The runtime directory (FIFOs: every byte the panes print) and the state directory (log
+    and status: prompt excerpts) must be the user's own, 0700."""
+    checks = []
+    for what, leaf in (("runtime dir", files.runtime), ("state dir", files.state)):
+        chain = [leaf.parent, leaf][-OWN_LEVELS:]
+        problems = [p for d in chain if (p := dir_problem(d, uid)) is not None]
+        if problems:
+            checks.append(
+                Check(
+                    what,
+                    "fail",
+                    f"{problems[0]}: unsafe, another user could read pane output through it; "
+                    "the daemon refuses to start",
+                    f"remove it (rm -r {chain[0]}), or set "
+                    f"{'XDG_RUNTIME_DIR' if leaf == files.runtime else 'XDG_STATE_HOME'} "
+                    "to a directory only you can reach",
+                )
+            )
+            continue
+        loose = [d for d in chain if d.is_dir() and d.stat().st_mode & 0o077]
+        if loose:
+            checks.append(
+                Check(
+                    what,
+                    "warn",
+                    f"{loose[0]} is yours but open to others "
+                    f"(mode {loose[0].stat().st_mode & 0o777:o})",
+                    "the daemon makes it 0700 when it starts; or now: chmod 700 " + str(loose[0]),
+                )
+            )
+        elif leaf.is_dir():
+            checks.append(Check(what, "ok", f"{leaf}: yours, private"))
+        else:
+            checks.append(Check(what, "ok", f"{leaf}: not made yet (the daemon makes it 0700)"))
     return checks
 
 
@@ -385,6 +424,7 @@ def run_all(tmux: Tmux, files: DaemonFiles, env: Mapping[str, str] | None = None
         return checks + rules() + agent_hooks(env) + plugin_log_check(env)
     status = read_status(files)
     running = running_pid(files) is not None
+    checks += private_dirs(files)
     checks += daemon(files, status, time.time())
     if running:
         checks += pipes(status)
