@@ -30,6 +30,10 @@ else:
     import _signal as signal  # the C half of `signal`: the same functions, no enum
 
 TMUX_TIMEOUT = 2  # seconds; a wedged tmux server must not hold the agent up for long
+# Payloads seen are under 2 kB; a hook for writing a large file carries the file. Past this the
+# payload is read and dropped (the agent's write must not fail), not kept: no report then.
+STDIN_CAP = 1 << 20
+_child = 0  # the tmux client running now, killed if the alarm goes off first
 
 
 def state_for(agent: str, payload: Mapping[str, Any]) -> str | None:
@@ -71,7 +75,7 @@ def read_payload(args: Sequence[str], stdin_fd: int = 0) -> dict[str, Any] | Non
     elif not os.isatty(stdin_fd):
         # A hook's stdin is a pipe the agent closes. Never read a terminal: that would wait for
         # the person's keystrokes (and steal them).
-        text = _read_all(stdin_fd)
+        text = _read_capped(stdin_fd, STDIN_CAP)
     if not text:
         return None
     data = parse_json(text)
@@ -110,6 +114,24 @@ class _JsonContext:
     parse_float = float
     parse_int = int
     parse_constant = float  # NaN, Infinity
+
+
+def _read_capped(fd: int, cap: int) -> bytes | None:
+    """Everything `fd` gives until end of file, or None when that is more than `cap` bytes
+    (the rest is read and thrown away as it comes, so memory stays at `cap`)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > cap:
+            chunks.clear()
+            while os.read(fd, 65536):
+                pass
+            return None
+        chunks.append(chunk)
 
 
 def _read_all(fd: int) -> bytes:
@@ -156,14 +178,16 @@ def _run(argv: list[str]) -> str | None:
             (os.POSIX_SPAWN_DUP2, write_fd, 1),
             (os.POSIX_SPAWN_DUP2, devnull, 2),
         ]
+        global _child
         try:
-            pid = os.posix_spawnp(argv[0], argv, dict(os.environ), file_actions=actions)
+            pid = _child = os.posix_spawnp(argv[0], argv, dict(os.environ), file_actions=actions)
         except OSError:
             return None
         os.close(write_fd)
         write_fd = -1
         out = _read_all(read_fd)
         _, status = os.waitpid(pid, 0)
+        _child = 0
         return out.decode("utf-8", "replace") if os.waitstatus_to_exitcode(status) == 0 else None
     finally:
         for fd in (read_fd, write_fd, devnull):
@@ -208,6 +232,12 @@ def run(args: Sequence[str], env: Mapping[str, str], stdin_fd: int = 0) -> str |
 
 
 def _give_up(signum: int, frame: Any) -> None:
+    # A frozen tmux server leaves its client waiting forever: it goes with us, not orphaned.
+    if _child > 0:
+        try:  # noqa: SIM105 - contextlib would cost the endpoint an import
+            os.kill(_child, signal.SIGKILL)
+        except OSError:
+            pass
     os._exit(0)
 
 
@@ -218,7 +248,7 @@ def main() -> None:
         here = os.path.dirname(os.path.abspath(__file__))
         sys.path.insert(0, os.path.dirname(os.path.dirname(here)))
         signal.signal(signal.SIGALRM, _give_up)
-        signal.alarm(TMUX_TIMEOUT)
+        signal.setitimer(signal.ITIMER_REAL, TMUX_TIMEOUT)
         run(sys.argv[1:], os.environ)
     except BaseException:  # the agent must never see us fail
         pass

@@ -113,7 +113,13 @@ def send_cmd(server: ServerSpec, pane: str, text: tuple[str, ...]) -> None:
     """Type TEXT into the agent in PANE and submit it; refused while the agent waits for an
     answer (then nothing is typed).
 
-    The pane is judged afresh first (its screen now, and the agent's latest hook report)."""
+    PANE is a pane id (%N) or session:window.pane exactly as `tmux list-panes -a` shows it;
+    anything else is refused. The pane is judged afresh first (its screen now, and the agent's
+    latest hook report), and once more right before the text goes in.
+
+    TEXT is typed as text: it may hold newlines and tabs, but any other control character
+    (Escape, Ctrl-C, carriage return, Delete, C1 controls) is refused and nothing is typed,
+    since it would act as a key or end the paste early."""
     rules = load_rules(user_rules_dir())
     try:
         looked = safe_input.send(Tmux(server), rules, pane, " ".join(text))
@@ -134,6 +140,10 @@ def send_cmd(server: ServerSpec, pane: str, text: tuple[str, ...]) -> None:
 def answer_cmd(server: ServerSpec, pane: str, choice: str) -> None:
     """Answer the prompt the agent in PANE waits on: CHOICE is yes, no, or the number of an
     option in its menu. Refused unless the screen shows a prompt right now.
+
+    PANE is a pane id (%N) or session:window.pane exactly as `tmux list-panes -a` shows it;
+    anything else is refused. Right before the keys go, the pane is looked at once more: the
+    same process must show the same prompt.
 
     The keys per agent come from the [answer] table of its rules (rules/*.toml)."""
     rules = load_rules(user_rules_dir())

@@ -13,12 +13,14 @@ from osf_tmux.daemon.lifecycle import (
     DaemonFiles,
     LifecycleError,
     acquire_lock,
+    private_dirs,
     read_status,
     running_pid,
     setup_logging,
     start,
     stop,
 )
+from osf_tmux.paths import UnsafeDirectoryError
 from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
 
 pass_server = click.make_pass_decorator(ServerSpec, ensure=True)
@@ -116,6 +118,10 @@ def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
 
     tmux = _require_server(server)
     files = DaemonFiles.for_server(server)
+    try:
+        private_dirs(files)
+    except UnsafeDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
     lock = acquire_lock(files)
     if lock is None:
         click.echo(f"osf-tmux daemon already running (pid {running_pid(files)})")
@@ -127,7 +133,7 @@ def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
     log = logging.getLogger("osf_tmux")
     for problem in rules.problems:
         log.warning("rules: %s (the shipped rules stay in force)", problem)
-    notifier = start_notifier(tmux, config_stamp(files.state))
+    notifier = start_notifier(tmux, config_stamp(files.state), files.state)
     daemon = Daemon(
         tmux,
         rules,
@@ -135,7 +141,9 @@ def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
         token=str(files.runtime),
         status_file=files.status,
         on_transition=notifier.on_transition,
+        extra_status={"notify": notifier.status},
     )
+    notifier.on_change = daemon.status_changed
     daemon.install_signal_handlers()
     daemon.install_hooks()
     log.info("started for %s", server.describe())

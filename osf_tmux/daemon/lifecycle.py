@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from osf_tmux.paths import runtime_dir, state_dir
+from osf_tmux.paths import (
+    UnsafeDirectoryError,
+    open_private,
+    private_dir,
+    runtime_dir,
+    state_dir,
+)
 from osf_tmux.tmux import ServerSpec
 
 
@@ -51,7 +57,7 @@ class DaemonFiles:
 def running_pid(files: DaemonFiles) -> int | None:
     """The pid of the daemon holding the lock, or None when no daemon runs."""
     try:
-        fd = os.open(files.lock, os.O_RDONLY)
+        fd = open_private(files.lock, os.O_RDONLY)
     except FileNotFoundError:
         return None
     try:
@@ -69,8 +75,8 @@ def running_pid(files: DaemonFiles) -> int | None:
 def acquire_lock(files: DaemonFiles) -> int | None:
     """Take the daemon lock for this process; None if another daemon holds it. The fd stays
     open for the daemon's life (the kernel drops the lock when the process dies, even by -9)."""
-    files.state.mkdir(parents=True, exist_ok=True)
-    fd = os.open(files.lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    private_dir(files.state)
+    fd = open_private(files.lock, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -97,7 +103,10 @@ def start(server: ServerSpec, files: DaemonFiles, wait: float = 10.0) -> tuple[i
     pid = running_pid(files)
     if pid is not None:
         return pid, True
-    files.state.mkdir(parents=True, exist_ok=True)
+    try:
+        private_dirs(files)
+    except UnsafeDirectoryError as exc:
+        raise LifecycleError(str(exc)) from None
     argv = [sys.executable, "-m", "osf_tmux", *server.args(), "daemon"]
     with open(os.devnull, "rb") as devnull_in, open(os.devnull, "wb") as devnull_out:
         child = subprocess.Popen(
@@ -138,14 +147,27 @@ def stop(files: DaemonFiles, wait: float = 10.0) -> int | None:
     raise LifecycleError(f"daemon {pid} did not stop within {wait:.0f}s")
 
 
+def private_dirs(files: DaemonFiles) -> None:
+    """Both directories private (0700, ours), or UnsafeDirectoryError saying why not."""
+    private_dir(files.state)
+    private_dir(files.runtime)
+
+
+class _PrivateLog(logging.handlers.RotatingFileHandler):
+    """The log holds prompt excerpts: 0600, and never written through a symlink."""
+
+    def _open(self) -> Any:
+        fd = open_private(Path(self.baseFilename), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        os.fchmod(fd, 0o600)  # a log made by an older version may be 0644
+        return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
+
+
 def setup_logging(files: DaemonFiles, also: TextIO | None = None, debug: bool = False) -> None:
-    files.state.mkdir(parents=True, exist_ok=True)
+    private_dir(files.state)
     root = logging.getLogger("osf_tmux")
     root.setLevel(logging.DEBUG if debug else logging.INFO)
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    handler: logging.Handler = logging.handlers.RotatingFileHandler(
-        files.log, maxBytes=1_000_000, backupCount=1
-    )
+    handler: logging.Handler = _PrivateLog(files.log, maxBytes=1_000_000, backupCount=1)
     handler.setFormatter(fmt)
     root.addHandler(handler)
     if also is not None:

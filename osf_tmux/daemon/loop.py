@@ -6,13 +6,14 @@ deadlines. Data flows one way: source -> screen -> classify -> combine -> publis
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
 import selectors
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,12 @@ from osf_tmux.daemon import tmux_hooks
 from osf_tmux.daemon.identify import manifest_for
 from osf_tmux.daemon.process import foreground_commands
 from osf_tmux.daemon.publish import PanePlace, Publisher
+from osf_tmux.daemon.rule_budget import (
+    OverBudget,
+    RuleBudget,
+    drop_slow_process_args,
+    drop_slow_rules,
+)
 from osf_tmux.daemon.source import (
     PaneCapture,
     PanePipe,
@@ -34,6 +41,7 @@ from osf_tmux.judge.combine import Observation, PaneState, PaneTracker, Report, 
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import RuleSet
 from osf_tmux.judge.screen_judge import ScreenJudge
+from osf_tmux.paths import write_private
 from osf_tmux.tmux import (
     SEP,
     NoServerError,
@@ -127,6 +135,7 @@ class Daemon:
         status_file: Path | None = None,
         identify: Callable[[int], list[list[str]]] = foreground_commands,
         on_transition: Callable[[Transition], None] | None = None,
+        extra_status: Mapping[str, Callable[[], Any]] | None = None,
     ) -> None:
         self.tmux = tmux
         self.rules = rules
@@ -137,7 +146,9 @@ class Daemon:
         self.status_file = status_file
         self.identify_argv = identify
         self.on_transition = on_transition
+        self.extra_status = dict(extra_status or {})  # more sections of status.json (notify)
         self.panes: dict[str, PaneWatch] = {}
+        self.budget = RuleBudget()  # CPU per classification: no rule can stall the daemon
         # Panes with something to do (bytes to parse, a frame to judge, a seed, a deadline):
         # the loop visits only these, so quiet panes cost nothing per turn.
         self.active: set[str] = set()
@@ -382,7 +393,10 @@ class Daemon:
             if w.judge is None or w.judge.manifest is not w.manifest:
                 w.judge = ScreenJudge(w.manifest)
             snap = w.screen.snapshot()
-            w.verdict = w.judge.verdict(snap)
+            try:
+                w.verdict = self.budget.run(functools.partial(w.judge.verdict, snap))
+            except OverBudget:  # the last verdict stands until the next turn judges again
+                self._drop_slow_rules(w.manifest, snap)
         else:
             w.verdict = None
         before = w.tracker.current
@@ -558,13 +572,40 @@ class Daemon:
         self.status_dirty = True
 
     def _manifest_for(self, info: PaneInfo) -> Manifest | None:
-        return manifest_for(
-            self.rules,
-            info,
-            self.identify_argv,
-            self.clock.wall(),
-            self.settings.timing.report_ttl,
+        find = functools.partial(
+            manifest_for,
+            info=info,
+            commands=self.identify_argv,
+            wall=self.clock.wall(),
+            report_ttl=self.settings.timing.report_ttl,
         )
+        try:
+            return self.budget.run(functools.partial(find, self.rules))
+        except OverBudget:
+            argvs = [*self.identify_argv(info.pid), [info.current_command]]
+            self.rules, dropped = drop_slow_process_args(self.budget, self.rules, argvs)
+            log.warning("process patterns too slow to run, dropped: %s", "; ".join(dropped))
+            try:
+                return self.budget.run(functools.partial(find, self.rules))
+            except OverBudget:
+                return None
+
+    def _drop_slow_rules(self, manifest: Manifest, snap: Snapshot) -> None:
+        """A rule of `manifest` took more CPU than the budget on `snap`: go on without it."""
+        self.rules, fixed, slow = drop_slow_rules(self.budget, self.rules, manifest, snap)
+        log.warning(
+            "rules %s of %s took more than %.2fs of CPU on one screen: dropped until the daemon "
+            "restarts (check them: osf-tmux rules check %s)",
+            ", ".join(slow),
+            manifest.source or manifest.agent,
+            self.budget.seconds,
+            manifest.source,
+        )
+        for w in self.panes.values():
+            if w.manifest is manifest:
+                w.manifest, w.judge = fixed, None
+                w.dirty_since = w.dirty_since or self.clock.now()
+                self.active.add(w.info.pane_id)
 
     # ---- seeding and cross-checks ----------------------------------------------------------
 
@@ -667,7 +708,7 @@ class Daemon:
                     "dropped_bytes": w.dropped,
                 }
             )
-        return {
+        data = {
             "pid": os.getpid(),
             "running": running,
             "server": self.tmux.server.describe(),
@@ -676,15 +717,23 @@ class Daemon:
             "counters": {**self.counters, "tmux_calls": self.tmux.calls},
             "panes": panes,
         }
+        for name, section in self.extra_status.items():
+            try:
+                data[name] = section()
+            except Exception as exc:  # a section must never keep the status from being written
+                data[name] = {"error": str(exc)}
+        return data
+
+    def status_changed(self) -> None:
+        """Another thread's section of the status changed: written at the loop's next turn."""
+        self.status_dirty = True
 
     def write_status(self, force: bool = False, running: bool = True) -> None:
         self.last_status_write = self.clock.now()
         self.status_dirty = False
         if self.status_file is None:
             return
-        tmp = self.status_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.status(running), indent=1))
-        os.replace(tmp, self.status_file)
+        write_private(self.status_file, json.dumps(self.status(running), indent=1).encode())
 
 
 def screen_from_capture(cap: PaneCapture) -> PaneScreen:

@@ -16,6 +16,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from osf_tmux.paths import UnsafeDirectoryError, open_private, private_dir
 from osf_tmux.tmux import SEP, Tmux
 
 READ_SIZE = 1 << 16
@@ -46,12 +47,9 @@ class PanePipe:
         """True once the `cat` tmux started for us has exited: tmux closed our pipe, or someone
         replaced it with their own `pipe-pane` (which `#{pane_pipe}` alone cannot tell)."""
         if self.writer_pid is None:
-            try:
-                text = self.pid_path.read_text().strip()
-            except OSError:
+            text = _read_pid_file(self.pid_path)
+            if text is None or not text.isdigit():
                 return False  # not started yet
-            if not text.isdigit():
-                return False
             self.writer_pid = int(text)
         try:
             os.kill(self.writer_pid, 0)
@@ -119,18 +117,27 @@ class PipeFactory:
     directory: Path
 
     def prepare(self) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.chmod(self.directory, 0o700)
+        """The directory private (ours, 0700), or UnsafeDirectoryError: every byte the panes
+        print goes through it."""
+        private_dir(self.directory)
 
     def open(self, pane_id: str) -> PanePipe:
         path = self.directory / _fifo_name(pane_id)
         with contextlib.suppress(FileNotFoundError):
-            if not stat.S_ISFIFO(path.lstat().st_mode):
+            if not _own_fifo(path.lstat()):
                 path.unlink()
         if not path.exists():
             os.mkfifo(path, 0o600)
-        read_fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        keep_fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        # Never through a symlink, and only a FIFO of ours: whoever else holds a pane's FIFO
+        # reads everything the pane prints.
+        read_fd = open_private(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            if not _own_fifo(os.fstat(read_fd)):
+                raise UnsafeDirectoryError(f"{path} is not a FIFO of ours; not reading it")
+            keep_fd = open_private(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            os.close(read_fd)
+            raise
         _widen(read_fd)
         pipe = PanePipe(path, read_fd, keep_fd, stamp_ns=os.fstat(read_fd).st_mtime_ns)
         with contextlib.suppress(FileNotFoundError):
@@ -141,7 +148,7 @@ class PipeFactory:
         """Whether the `cat` an earlier daemon attached to this pane still runs (the pane's
         `@osf_pipe` says ours, but someone may have replaced that pipe since)."""
         old = PanePipe(self.directory / _fifo_name(pane_id), -1, -1)
-        return old.pid_path.exists() and not old.writer_gone()
+        return _read_pid_file(old.pid_path) is not None and not old.writer_gone()
 
     def attach_command(self, pipe: PanePipe, pane_id: str, token: str) -> list[list[str]]:
         """tmux commands that point the pane's output at the FIFO and mark the pipe as ours.
@@ -155,6 +162,28 @@ class PipeFactory:
             ["pipe-pane", "-O", "-t", pane_id, shell],
             ["set-option", "-p", "-t", pane_id, "@osf_pipe", token],
         ]
+
+
+def _own_fifo(st: os.stat_result) -> bool:
+    return stat.S_ISFIFO(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def _read_pid_file(path: Path) -> str | None:
+    """The text of a pid file `cat`'s shell wrote, read through no symlink and only from a
+    regular file of ours (a FIFO put in its place would block the daemon); None otherwise."""
+    try:
+        fd = open_private(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+            return None
+        return os.read(fd, 64).decode(errors="replace").strip()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _widen(fd: int) -> None:

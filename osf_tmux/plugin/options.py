@@ -103,6 +103,18 @@ OPTIONS: tuple[Option, ...] = (
         "without a desktop: OSC 9 and OSC 777 to each client's terminal (works over ssh)",
         "onoff",
     ),
+    Option(
+        "@osf-notify-command",
+        "",
+        "a command of yours run on each notification (`sh -c`); the event is in `OSF_*` "
+        "variables and as JSON on stdin, never in the command's text",
+    ),
+    Option(
+        "@osf-notify-command-timeout",
+        "10",
+        "seconds before the notify command is killed",
+        "seconds",
+    ),
     Option("@osf-bin", "", "the osf-tmux program (empty: found or installed by the plugin)"),
 )
 
