@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.judge.classify import classify
+from osf_tmux.judge.classify import classify, same_verdict
 from osf_tmux.judge.manifest import Manifest, load_manifest
 from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.vt.snapshot import Snapshot
@@ -711,3 +711,18 @@ def test_answer_keys(manifest: Manifest) -> None:
     assert yes is not None and yes[-1] == "Enter" and set(yes[:-1]) == {"Up"}
     assert manifest.answer.keys("no") == ("Escape",)
     assert manifest.answer.keys("2") is None  # Pi's options have no numbers
+
+
+def test_a_ticking_loader_keeps_the_verdict_without_classifying(manifest: Manifest) -> None:
+    """Every pattern stays within one row, so a frame that only turns the spinner (Pi's loader
+    ticks every 80 ms) is not classified again (10 spinning panes: ~0.85 % of a core, not more)."""
+    text, cols, rows = WORKING["streaming"]
+    before = screen(text, cols, rows)
+    after = screen(text.replace("⠴ Working", "⠦ Working"), cols, rows)
+    assert before.rows != after.rows
+    assert same_verdict(before, after, manifest)
+    assert classify(after, manifest) == classify(before, manifest)
+    # the loader gone (the turn ended): classified again
+    done = screen(text.replace(" ⠴ Working...", ""), cols, rows)
+    assert not same_verdict(before, done, manifest)
+    assert verdict(done, manifest)[0] == "idle"
