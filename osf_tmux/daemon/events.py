@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("osf_tmux.daemon.events")
 
 BACKLOG = 64 * 1024  # bytes a reader may leave unread (past its socket's buffer) before it goes
-SNDBUF = 32 * 1024  # the kernel's share of that, per reader (Linux doubles it for bookkeeping)
+SNDBUF = 32 * 1024  # at most the kernel's share, per reader (Linux doubles it for bookkeeping)
 MAX_READERS = 32
 MAX_INPUT = 4096  # readers have nothing to say; one that talks this much is not ours
 BACKLOG_VAR = "OSF_TMUX_EVENTS_BACKLOG"
@@ -90,13 +90,13 @@ class EventHub:
         runtime: Path,
         *,
         backlog: int = BACKLOG,
-        sndbuf: int = SNDBUF,
+        sndbuf: int | None = None,
         clock: Clock | None = None,
     ) -> None:
         self.runtime = runtime
         self.path = socket_path(runtime)
         self.backlog = backlog
-        self.sndbuf = sndbuf
+        self.sndbuf = min(backlog // 2, SNDBUF) if sndbuf is None else sndbuf
         self.clock = clock or SystemClock()
         # deque.append and popleft are atomic: the loop's side needs no lock.
         self._inbox: collections.deque[tuple[str, Any]] = collections.deque()
