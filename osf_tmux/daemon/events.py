@@ -20,6 +20,7 @@ import selectors
 import socket
 import struct
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,6 +170,7 @@ class EventHub:
                 self._turn()
             except Exception:  # the feed must outlive any one reader's or message's trouble
                 log.exception("event feed")
+                time.sleep(0.1)  # and a trouble that repeats must not spin a core
         self._finish()
 
     def _turn(self) -> None:
