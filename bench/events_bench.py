@@ -8,10 +8,11 @@ wait     `osf-tmux wait PANE --until blocked --json`, subscribed before the prom
          process's exit, and from the prompt's bytes to it.
 readers  the daemon's own latency, prompt bytes -> `@osf_state` blocked (polled every 2 ms, as
          bench/daemon_bench.py; ~3 ms per poll included), without any reader, then with one
-         `osf-tmux events --json` reading and N readers that never read (fresh ones connected
-         before each prompt, so that each trial has them attached; with a small --backlog they
-         are dropped during the trial). Also prompt -> the transition's time as the reading
-         reader received it (the daemon's decision, no tmux poll).
+         `osf-tmux events --json` reading and N new readers that never read connected before
+         each prompt and kept until the last trial of the phase (with a small --backlog they
+         fill up and are dropped a few trials later, so that each prompt meets readers fresh,
+         full and being dropped). Also prompt -> the transition's time as the reading reader
+         received it (the daemon's decision, no tmux poll).
 
 Each trial uses a new pane, taken as Claude's by the daemon before the prompt, after a random
 pause of up to 0.2 s so that prompts do not land at one phase of the daemon's loop."""
@@ -102,9 +103,9 @@ class Bench:
         self, trials: int, stalled: int, reader: list[dict[str, Any]] | None
     ) -> tuple[list[float], list[float]]:
         published, decided = [], []
+        socks = []
         for _ in range(trials):
             feeder = self.pane()
-            socks = []
             for _ in range(stalled):
                 sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 with unix_address(socket_path(self.files.runtime)) as address:
@@ -129,17 +130,17 @@ class Bench:
                 )
                 decided.append(event["time"] - written_wall)
             self.server.kill_pane(feeder.pane)
-            for sock in socks:
-                sock.close()
+        for sock in socks:
+            sock.close()
         return published, decided
 
 
 def summary(name: str, values: list[float]) -> str:
     if not values:
-        return f"{name:56} -"
+        return f"{name:66} -"
     ms = sorted(v * 1000 for v in values)
     return (
-        f"{name:56} n={len(ms):2}  p50 {statistics.median(ms):6.1f} ms  "
+        f"{name:66} n={len(ms):2}  p50 {statistics.median(ms):6.1f} ms  "
         f"max {ms[-1]:6.1f} ms  min {ms[0]:6.1f} ms"
     )
 
@@ -147,7 +148,7 @@ def summary(name: str, values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--trials", type=int, default=10)
-    parser.add_argument("--stalled", default="1,8", help="numbers of readers that never read")
+    parser.add_argument("--stalled", default="1,4", help="new readers a trial that never read")
     parser.add_argument("--backlog", type=int, help="OSF_TMUX_EVENTS_BACKLOG for the daemon")
     args = parser.parse_args()
     stalled_counts = [int(x) for x in args.stalled.split(",") if x]
@@ -179,11 +180,13 @@ def main() -> None:
 
             threading.Thread(target=collect, daemon=True).start()
             for n in stalled_counts:
-                before = (daemon.status().get("events") or {}).get("dropped", 0)
+                before = daemon.status().get("events") or {}
                 published, decided = bench.reader_trials(args.trials, n, heard)
                 time.sleep(0.5)  # status.json is rewritten at most every 0.2 s
-                dropped = (daemon.status().get("events") or {}).get("dropped", 0) - before
-                label = f"1 reading + {n} stalled ({dropped} dropped)"
+                after = daemon.status().get("events") or {}
+                dropped = after.get("dropped", 0) - before.get("dropped", 0)
+                refused = after.get("refused", 0) - before.get("refused", 0)
+                label = f"1 reading + {n}/trial stalled ({dropped} dropped, {refused} refused)"
                 lines.append(summary(f"{label}: prompt -> @osf_state", published))
                 lines.append(summary(f"{label}: prompt -> decision", decided))
             assert reader_proc.poll() is None, "the reading reader ended"
