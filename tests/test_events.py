@@ -9,12 +9,13 @@ import json
 import os
 import socket
 import stat
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from osf_tmux.cli.main import main
 from osf_tmux.clock import FakeClock
@@ -29,6 +30,7 @@ from osf_tmux.daemon.feed import (
     socket_path,
     unix_address,
 )
+from osf_tmux.daemon.lifecycle import DaemonFiles
 from osf_tmux.daemon.loop import Daemon, Transition
 from osf_tmux.daemon.source import PipeFactory
 from osf_tmux.judge.combine import PaneState
@@ -391,3 +393,39 @@ def test_without_a_daemon_they_say_so(tmp_path: Path, args: list[str]) -> None:
     res = CliRunner().invoke(main, ["-L", "osf-none", *args], env=env)
     assert res.exit_code == 3
     assert "daemon is not running" in res.output
+
+
+def test_wait_any_with_an_in_process_daemon_feed(tmp_path: Path) -> None:
+    """`wait` as a command, against a feed served in this process (--any asks tmux nothing)."""
+    env = {"XDG_RUNTIME_DIR": str(tmp_path), "XDG_STATE_HOME": str(tmp_path)}
+    runtime = DaemonFiles.for_server(ServerSpec("osf-none"), env).runtime
+    hub = EventHub(runtime)
+    hub.start()
+    try:
+        with Subscription.connect(hub.path) as sub:
+            read_until(sub, "synced")
+            hub.on_transition(change(None, "idle", pane("%3")))
+            read_until(sub, "transition")
+
+        def wait(*args: str) -> Result:
+            return CliRunner().invoke(main, ["-L", "osf-none", "wait", "--any", *args], env=env)
+
+        now = wait("--until", "idle", "--timeout", "0")  # as it is now: counts even at 0 s
+        assert now.exit_code == 0 and now.output == "%3\twork:1.0\tclaude\tidle\n"
+        later = wait("--until", "idle", "--next", "--timeout", "0.2")
+        assert later.exit_code == 124 and "within 0.2 s" in later.output
+        timer = threading.Timer(0.3, hub.on_transition, [change("idle", "blocked", pane("%4"))])
+        timer.start()
+        asked = wait("--until", "blocked", "--json", "--timeout", "20")
+        timer.join()
+        assert asked.exit_code == 0, asked.output
+        event = json.loads(asked.output)
+        assert (event["pane"], event["after"], event["question"]) == (
+            "%4",
+            "blocked",
+            "Do you want to proceed?",
+        )
+    finally:
+        hub.close()
+    stopped = CliRunner().invoke(main, ["-L", "osf-none", "events"], env=env)
+    assert stopped.exit_code == 3 and "not running" in stopped.output

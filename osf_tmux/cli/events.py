@@ -28,6 +28,7 @@ from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
 EXIT_NO_DAEMON = 3  # as `osf-tmux status`: no daemon, or it stopped meanwhile
 EXIT_GONE = 4  # the pane does not exist, or closed while we waited
 EXIT_TIMEOUT = 124  # as timeout(1)
+SNAPSHOT_WAIT = 10.0  # the daemon sends the panes as they are at once; a loaded machine is slow
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -130,15 +131,22 @@ def wait_cmd(
         # here or reported on the feed, never lost.
         wanted = None if pane is None else _pane_id(server, pane)
         wait = Wait(wanted, frozenset(states), fresh)
+        synced = False
         while True:
-            left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            if synced:
+                left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            else:  # the panes as they are count even with --timeout 0
+                left = SNAPSHOT_WAIT
             try:
                 event = feed.read(left)
             except FeedError as exc:
                 _fail(str(exc), EXIT_NO_DAEMON)
+            if event is None and not synced:
+                _fail(f"the osf-tmux daemon did not answer within {left:g} s", EXIT_NO_DAEMON)
             if event is None:
                 who = "no pane" if wanted is None else wanted
                 _fail(f"{who} got to {'/'.join(states)} within {timeout:g} s", EXIT_TIMEOUT)
+            synced = synced or event.kind == "synced"
             outcome = wait.feed(event)
             if outcome is None:
                 continue

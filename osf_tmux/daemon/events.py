@@ -154,7 +154,8 @@ class EventHub:
     def close(self, timeout: float = 2.0) -> None:
         """Say bye to every reader and take the socket away."""
         thread = self._thread
-        if thread is None:
+        if thread is None:  # never started, or closed already: only the wake-up pipe left
+            self._close_wake()
             return
         self._closing = True
         with contextlib.suppress(BlockingIOError):
@@ -316,12 +317,13 @@ class EventHub:
 
     def _finish(self) -> None:
         bye = (Event(kind="bye", time=self.clock.wall()).to_json() + "\n").encode()
+        # A reader that reads gets it; one that does not holds the daemon's exit up 0.5 s at most.
+        deadline = time.monotonic() + 0.5
         for reader in list(self._readers.values()):
             if len(reader.out) + len(bye) <= self.backlog:
                 reader.out += bye
                 with contextlib.suppress(OSError):
-                    reader.sock.setblocking(True)
-                    reader.sock.settimeout(0.05)  # a reader that reads gets it; no one waits long
+                    reader.sock.settimeout(min(max(deadline - time.monotonic(), 0.0), 0.05))
                     reader.sock.sendall(reader.out)
             self._forget(reader)
         if self._listener is not None:
@@ -331,9 +333,14 @@ class EventHub:
             with contextlib.suppress(FileNotFoundError):
                 self.path.unlink()
         self._selector.close()
+        self._close_wake()
+
+    def _close_wake(self) -> None:
         for fd in (self._wake_r, self._wake_w):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._wake_r = self._wake_w = -1  # never closed twice: the numbers get reused
 
 
 def _peer(sock: socket.socket) -> str | None:
