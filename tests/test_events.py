@@ -152,7 +152,8 @@ def read_until(sub: Subscription, kind: str, timeout: float = 5.0) -> list[Event
     got: list[Event] = []
     deadline = time.monotonic() + timeout
     while not got or got[-1].kind != kind:
-        event = sub.read(max(deadline - time.monotonic(), 0.0))
+        left = max(deadline - time.monotonic(), 0.0)
+        event = sub.read(left)
         assert event is not None, f"no {kind} within {timeout} s; got {got}"
         got.append(event)
     return got
