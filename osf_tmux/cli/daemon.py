@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from typing import Any
@@ -109,6 +110,7 @@ def _status_row(p: dict[str, Any]) -> tuple[str, ...]:
 @pass_server
 def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
     """Run the daemon in this process (`start` runs it in the background for you)."""
+    from osf_tmux.daemon.events import EventHub, backlog_from, fan_out
     from osf_tmux.daemon.loop import Daemon
     from osf_tmux.daemon.source import PipeFactory
     from osf_tmux.judge.ruleset import load_rules
@@ -134,14 +136,20 @@ def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
     for problem in rules.problems:
         log.warning("rules: %s (the shipped rules stay in force)", problem)
     notifier = start_notifier(tmux, config_stamp(files.state), files.state)
+    hub = EventHub(files.runtime, backlog=backlog_from(os.environ))
+    try:
+        hub.start()
+    except OSError as exc:  # scripts lose their feed; the status line and pop-ups go on
+        log.warning("no event feed (osf-tmux events/wait): %s", exc)
     daemon = Daemon(
         tmux,
         rules,
         PipeFactory(files.runtime),
         token=str(files.runtime),
         status_file=files.status,
-        on_transition=notifier.on_transition,
-        extra_status={"notify": notifier.status},
+        on_transition=fan_out(notifier.on_transition, hub.on_transition),
+        on_pane_gone=hub.on_pane_gone,
+        extra_status={"notify": notifier.status, "events": hub.status},
     )
     notifier.on_change = daemon.status_changed
     daemon.install_signal_handlers()
@@ -149,5 +157,6 @@ def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
     log.info("started for %s", server.describe())
     daemon.write_status(force=True)
     daemon.run()
+    hub.close()
     notifier.close()
     log.info("stopped")

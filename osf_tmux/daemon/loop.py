@@ -135,6 +135,7 @@ class Daemon:
         status_file: Path | None = None,
         identify: Callable[[int], list[list[str]]] = foreground_commands,
         on_transition: Callable[[Transition], None] | None = None,
+        on_pane_gone: Callable[[PaneInfo], None] | None = None,
         extra_status: Mapping[str, Callable[[], Any]] | None = None,
     ) -> None:
         self.tmux = tmux
@@ -146,6 +147,7 @@ class Daemon:
         self.status_file = status_file
         self.identify_argv = identify
         self.on_transition = on_transition
+        self.on_pane_gone = on_pane_gone  # the sweep found a pane closed (the event feed)
         self.extra_status = dict(extra_status or {})  # more sections of status.json (notify)
         self.panes: dict[str, PaneWatch] = {}
         self.budget = RuleBudget()  # CPU per classification: no rule can stall the daemon
@@ -433,6 +435,13 @@ class Daemon:
             quiet=self.clock.now() - w.last_bytes,
         )
 
+    def _gone(self, w: PaneWatch) -> None:
+        if self.on_pane_gone is not None:
+            try:
+                self.on_pane_gone(w.info)
+            except Exception:  # a listener must never take the daemon down
+                log.exception("%s: on_pane_gone failed", w.info.pane_id)
+
     def states(self) -> dict[str, PaneState]:
         return {pid: w.tracker.current for pid, w in self.panes.items()}
 
@@ -474,6 +483,7 @@ class Daemon:
         attach: list[list[str]] = []
         for pane_id in list(self.panes):
             if pane_id not in infos:
+                self._gone(self.panes[pane_id])
                 self._close_pipe(self.panes.pop(pane_id))
                 self.active.discard(pane_id)
                 self.status_dirty = True
