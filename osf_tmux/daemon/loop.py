@@ -54,6 +54,7 @@ _CLIENT_HEAD = "OSFCLIENT" + SEP
 @dataclass(frozen=True)
 class Settings:
     sweep_interval: float = 2.0  # list-panes: new and gone panes, sizes, focus, reports
+    retry_sweep: float = 0.25  # after a tmux call failed (a pane closed meanwhile), look again
     # (tmux hooks wake the daemon for a sweep at once when panes or focus change)
     settle: float = 0.03  # a pane quiet this long has finished drawing its frame
     ceiling: float = 0.25  # judge at least this often while output keeps coming
@@ -430,14 +431,10 @@ class Daemon:
             return
         self.counters["publishes"] += 1
         refresh = [["refresh-client", "-S", "-t", c] for c in self.clients]
-        try:
-            self.tmux.run_many(commands + refresh)
-        except NoServerError:
-            raise
-        except TmuxError as exc:
-            # Usually a client or pane that went away in between; the next sweep catches up.
-            log.debug("publish: %s", exc)
-            self.publisher.forget()
+        # A pane or client that went away in between fails alone; the next sweep catches up.
+        errors = self.tmux.run_each(commands + refresh).errors
+        if errors:
+            log.debug("publish: %s", "; ".join(str(e) for e in errors))
         self.status_dirty = True
 
     # ---- the sweep -------------------------------------------------------------------------
@@ -457,7 +454,7 @@ class Daemon:
             line[len(_CLIENT_HEAD) :] for line in out.splitlines() if line.startswith(_CLIENT_HEAD)
         ]
         infos = {p.pane_id: p for p in parse_panes(out)}
-        attach: list[list[str]] = []
+        attach: list[list[list[str]]] = []
         for pane_id in list(self.panes):
             if pane_id not in infos:
                 self._close_pipe(self.panes.pop(pane_id))
@@ -474,7 +471,9 @@ class Daemon:
             if (old.width, old.height) != (info.width, info.height) and w.screen is not None:
                 w.screen.resize(info.width, info.height)
                 w.needs_seed = True  # tmux reflows; the app redraws only what it chooses to
-            attach += self._reconcile_pipe(w)
+            commands = self._reconcile_pipe(w)
+            if commands:
+                attach.append(commands)
             self._identify(w, now)
             if w.mode == "foreign" and w.manifest is not None:
                 foreign.append(w)
@@ -483,12 +482,12 @@ class Daemon:
             if w.needs_seed or w.dirty_since is not None:
                 self.active.add(pane_id)
         if attach:
-            try:
-                self.tmux.run_many(attach)
-            except NoServerError:
-                raise
-            except TmuxError as exc:
-                log.warning("attaching pipes: %s", exc)
+            errors = self.tmux.run_batched(attach).errors
+            if errors:
+                # Most likely a pane closed since the listing: the calls that held no such pane
+                # went through; look again soon for the rest.
+                log.warning("attaching pipes: %s", "; ".join(str(e) for e in errors))
+                self.next_sweep = min(self.next_sweep, now + self.settings.retry_sweep)
         if foreign:
             # Someone else's pipe (tmux-logging, ...) stays; these panes are polled instead.
             for w in foreign:
@@ -593,7 +592,9 @@ class Daemon:
         now = self.clock.now()
         for w in watches:
             cap = captures.get(w.info.pane_id)
-            if cap is None:
+            if cap is None:  # gone since the sweep, most likely: the next sweep tells
+                self.next_sweep = min(self.next_sweep, now + self.settings.retry_sweep)
+                w.seed_not_before = now + self.settings.retry_sweep
                 continue
             w.screen = screen_from_capture(cap)
             w.pending.clear()

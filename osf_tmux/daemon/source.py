@@ -205,20 +205,30 @@ _HEAD_FIELDS = (
 def capture_panes(
     tmux: Tmux, pane_ids: list[str], escapes: bool, alt: frozenset[str] = frozenset()
 ) -> dict[str, PaneCapture]:
-    """Capture many panes in one tmux call (one process start instead of one per pane). For
-    panes in `alt` (in the alternate screen) the main screen behind it is captured too."""
+    """Capture many panes in as few tmux calls as fit (one process start instead of one per
+    pane). For panes in `alt` (in the alternate screen) the main screen behind it is captured
+    too. A pane that could not be captured (it closed meanwhile) is missing from the answer;
+    the others are there. Raises TmuxError only when no call went through."""
     if not pane_ids:
         return {}
     head = _CAPTURE_HEAD + SEP.join(_HEAD_FIELDS)
     esc = ["-e"] if escapes else []
-    commands: list[list[str]] = []
+    groups: list[list[list[str]]] = []
     for pane_id in pane_ids:
-        commands.append(["display-message", "-p", "-t", pane_id, head])
-        commands.append(["capture-pane", "-p", *esc, "-t", pane_id])
+        group = [
+            ["display-message", "-p", "-t", pane_id, head],
+            ["capture-pane", "-p", *esc, "-t", pane_id],
+        ]
         if pane_id in alt:
-            commands.append(["display-message", "-p", "-t", pane_id, _MAIN_HEAD])
-            commands.append(["capture-pane", "-p", "-a", *esc, "-t", pane_id])
-    return parse_captures(tmux.run_many(commands))
+            # -q: a pane that left the alternate screen since the listing gives no lines
+            # instead of failing the call.
+            group.append(["display-message", "-p", "-t", pane_id, _MAIN_HEAD])
+            group.append(["capture-pane", "-p", "-q", "-a", *esc, "-t", pane_id])
+        groups.append(group)
+    result = tmux.run_batched(groups)
+    if result.errors and not result.output:
+        raise result.errors[0]
+    return parse_captures(result.output)
 
 
 def parse_captures(output: str) -> dict[str, PaneCapture]:
@@ -241,7 +251,7 @@ def parse_captures(output: str) -> dict[str, PaneCapture]:
             alt == "1",
             title,
             _fit(lines, rows),
-            None if main is None else _fit(main, rows),
+            None if main is None or alt != "1" else _fit(main, rows),
         )
 
     for line in output.split("\n"):
