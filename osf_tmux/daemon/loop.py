@@ -213,10 +213,14 @@ class Daemon:
             except TmuxError as exc:
                 log.warning("could not remove tmux hooks: %s", exc)
         if commands:
+            # Each command on its own account: a pane that closed a moment ago must not keep
+            # the global options that follow it from being unset.
             try:
-                self.tmux.run_many(commands)
+                errors = self.tmux.run_each(commands).errors
             except TmuxError as exc:
-                log.warning("could not clean up tmux state: %s", exc)
+                errors = [exc]
+            if errors:
+                log.info("clean-up: %s", "; ".join(str(e) for e in errors))
         self._close_all()
         self.write_status(force=True, running=False)
 
