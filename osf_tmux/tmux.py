@@ -125,6 +125,10 @@ class Tmux:
         self.timeout = timeout
         self.calls = 0
 
+    def argv(self) -> list[str]:
+        """The tmux program and the server's flags, for a command line of one's own."""
+        return [self.binary, *self.server.args()]
+
     def run(self, *args: str) -> str:
         """Run one tmux command; its stdout, or TmuxError with the command and tmux's message."""
         return self.run_many([list(args)])
@@ -172,7 +176,7 @@ class Tmux:
     def run_many(self, commands: Sequence[Command]) -> str:
         """Several commands in one tmux process (joined with `;`). They must fit into one call
         (`run_batched` splits long lists)."""
-        argv = [self.binary, *self.server.args()]
+        argv = self.argv()
         for i, command in enumerate(commands):
             if i:
                 argv.append(";")

@@ -49,6 +49,7 @@ from osf_tmux.vt.snapshot import Snapshot
 log = logging.getLogger("osf_tmux.daemon.loop")
 
 _CLIENT_HEAD = "OSFCLIENT" + SEP
+_WAKE = "\0wake"  # selector data of the wake-up waiter (pane ids start with %)
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,8 @@ class Daemon:
         self.selector = selectors.DefaultSelector()
         self.stopping = False
         self.hooks_installed = False
+        self.waiter: tmux_hooks.Waiter | None = None  # listens on the wake channel (with hooks)
+        self.waiting = False  # a waiter listens: it is restarted at the next sweep
         self.started = self.clock.wall()
         self.next_sweep = float("-inf")
         self.next_check = self.clock.now() + self.settings.check_interval
@@ -171,20 +174,44 @@ class Daemon:
         self.stopping = True
 
     def _on_wake(self, signum: int, frame: Any) -> None:
-        self.next_sweep = float("-inf")  # a tmux hook says panes or focus changed
+        self.next_sweep = float("-inf")  # an older agent hook endpoint still sends SIGUSR1
 
     def install_hooks(self) -> None:
-        """tmux hooks that wake us, and `@osf_daemon_pid` so agent hooks can wake us too."""
+        """tmux hooks that signal our wake channel, and the waiter that listens on it (agent
+        hook reports signal it too). No process id is published: see tmux_hooks."""
         try:
-            self.tmux.run("set-option", "-g", "@osf_daemon_pid", str(os.getpid()))
-            tmux_hooks.install(self.tmux, os.getpid(), self.token)
+            # An older daemon published its pid for agent hooks to signal: a pid that may
+            # belong to another program once that daemon is gone.
+            self.tmux.run("set-option", "-gu", "@osf_daemon_pid")
+            tmux_hooks.install(self.tmux)
             self.hooks_installed = True
+            self.waiter = tmux_hooks.Waiter(self.tmux.argv())
         except TmuxError as exc:
             log.warning(
                 "could not install tmux hooks (sweeping every %.1fs instead): %s",
                 self.settings.sweep_interval,
                 exc,
             )
+
+    def _start_waiter(self) -> None:
+        if self.waiter is None:
+            return
+        self._stop_waiter()
+        if self.waiter.start():
+            self.selector.register(self.waiter.fileno(), selectors.EVENT_READ, _WAKE)
+
+    def _stop_waiter(self) -> None:
+        if self.waiter is not None and self.waiter.proc is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                self.selector.unregister(self.waiter.fileno())
+            self.waiter.close()
+
+    def _on_waiter(self) -> None:
+        assert self.waiter is not None
+        if self.waiter.woken():
+            self._stop_waiter()
+            self.next_sweep = float("-inf")  # a hook or a report: panes, focus or a report
+            self.waiting = False
 
     def run(self) -> None:
         self.pipes.prepare()
@@ -207,9 +234,8 @@ class Daemon:
         ]
         commands += self.publisher.clear_commands()
         if self.hooks_installed:
-            commands.append(["set-option", "-g", "-u", "@osf_daemon_pid"])
             try:
-                tmux_hooks.remove(self.tmux, self.token)
+                tmux_hooks.remove(self.tmux)
             except TmuxError as exc:
                 log.warning("could not remove tmux hooks: %s", exc)
         if commands:
@@ -228,6 +254,7 @@ class Daemon:
         for watch in self.panes.values():
             self._close_pipe(watch)
         self.panes.clear()
+        self._stop_waiter()
 
     # ---- the loop --------------------------------------------------------------------------
 
@@ -254,6 +281,9 @@ class Daemon:
         for key, _ in ready:
             if key.data is None:
                 _drain(self._wake_r)
+                continue
+            if key.data == _WAKE:
+                self._on_waiter()
                 continue
             watch = self.panes.get(key.data)
             if watch is not None and watch.pipe is not None:
@@ -445,6 +475,10 @@ class Daemon:
 
     def sweep(self) -> None:
         """One `list-panes -a` (plus clients): new, gone, resized, re-identified panes."""
+        if self.hooks_installed and not self.waiting:
+            # Listening again before listing: whatever changes after the listing wakes us.
+            self._start_waiter()
+            self.waiting = True
         out = self.tmux.run_many(
             [
                 ["list-panes", "-a", "-F", list_panes_format()],

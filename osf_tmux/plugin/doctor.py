@@ -96,7 +96,7 @@ def hooks(tmux: Tmux, files: DaemonFiles, running: bool) -> list[Check]:
         listing = tmux.run("show-hooks", "-g")
     except TmuxError as exc:
         return [Check("tmux hooks", "warn", f"cannot list hooks: {exc}")]
-    found = tmux_hooks.ours(listing, str(files.runtime))
+    found = tmux_hooks.ours(listing)
     if found:
         return [Check("tmux hooks", "ok", f"{len(found)} hooks wake the daemon on pane changes")]
     if not running:
