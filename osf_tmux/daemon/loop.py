@@ -154,6 +154,7 @@ class Daemon:
         self.next_sweep = float("-inf")
         self.next_check = self.clock.now() + self.settings.check_interval
         self.status_dirty = True
+        self.publish_due = False  # panes went away: counts and marks must be written again
         self.last_status_write = float("-inf")
         self.woke = float("-inf")
         self.counters = {"sweeps": 0, "publishes": 0, "reseeds": 0, "mismatches": 0}
@@ -400,7 +401,7 @@ class Daemon:
         if now >= self.next_check:
             self._cross_check()
             self.next_check = now + s.check_interval
-        if changed:
+        if changed or self.publish_due:
             self.publish()
         if now - self.last_status_write >= s.status_refresh:
             self.status_dirty = True
@@ -458,6 +459,7 @@ class Daemon:
         return {pid: w.tracker.current for pid, w in self.panes.items()}
 
     def publish(self) -> None:
+        self.publish_due = False
         states = {pid: w.tracker.current.state for pid, w in self.panes.items()}
         places = {pid: PanePlace(pid, w.info.window_id) for pid, w in self.panes.items()}
         commands = self.publisher.commands(states, places)
@@ -498,6 +500,9 @@ class Daemon:
                 self._close_pipe(self.panes.pop(pane_id))
                 self.active.discard(pane_id)
                 self.status_dirty = True
+                # Its state leaves the counts and its window's mark now, not when some other
+                # pane next changes.
+                self.publish_due = True
         foreign: list[PaneWatch] = []
         for pane_id, info in infos.items():
             w = self.panes.get(pane_id)
@@ -506,6 +511,8 @@ class Daemon:
                 self.status_dirty = True
             old = w.info
             w.info = info
+            if old.window_id != info.window_id:
+                self.publish_due = True  # moved to another window: both windows' marks change
             if (old.width, old.height) != (info.width, info.height) and w.screen is not None:
                 w.screen.resize(info.width, info.height)
                 w.needs_seed = True  # tmux reflows; the app redraws only what it chooses to
