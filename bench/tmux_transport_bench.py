@@ -11,7 +11,9 @@ Prints numbers and what each way does to the user's sessions; on a private serve
 4. What an attached control client (`attach -f no-output,ignore-size,read-only`) does to the
    session it attaches to, against an unattached one (`tmux -C wait-for CHANNEL`): does it count
    as attached, does a bell in the window it shows still mark the window, does the pane it
-   shows get a focus-in (`ESC [ I`), does the window keep its size."""
+   shows get a focus-in (`ESC [ I`), does the window keep its size.
+5. Whether tmux survives control clients connecting while sessions are created (`--trials`
+   times, no hooks involved), and the same with plain clients (`tmux wait-for`)."""
 
 from __future__ import annotations
 
@@ -212,10 +214,54 @@ def side_effects(server: TmuxServer, workdir: Path) -> None:
         server.cmd("kill-session", "-t", name)
 
 
+def connect_while_creating(trials: int) -> None:
+    """A client connects (and ends) while another creates a session, `trials` times."""
+    for label, flag in (("control clients (tmux -C wait-for)", ["-C"]), ("plain clients", [])):
+        crashes = 0
+        server = TmuxServer()
+        server.start()
+        try:
+            for trial in range(trials):
+                waiter = subprocess.Popen(
+                    [server.tmux, "-L", server.socket_name, *flag, "wait-for", "osf-bench"],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                made = subprocess.run(
+                    [server.tmux, "-L", server.socket_name, "new-session", "-d", "sleep 100"],
+                    capture_output=True,
+                    text=True,
+                )
+                if waiter.stdin is not None:
+                    waiter.stdin.close()
+                waiter.terminate()
+                waiter.wait(timeout=5)
+                if made.returncode != 0 or not _alive(server):
+                    crashes += 1
+                    server.kill()
+                    server = TmuxServer()
+                    server.start()
+                elif trial % 20 == 19:
+                    server.cmd("kill-session", "-a", "-t", "osf-base")
+        finally:
+            server.kill()
+        print(f"  {label}: the tmux server crashed {crashes} times in {trials}")
+
+
+def _alive(server: TmuxServer) -> bool:
+    try:
+        server.cmd("display-message", "-p", "#{pid}")
+    except Exception:
+        return False
+    return True
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--panes", type=int, default=200)
     ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--trials", type=int, default=200)
     args = ap.parse_args()
     import tempfile
 
@@ -234,6 +280,8 @@ def main() -> None:
             side_effects(server, Path(tmp))
         finally:
             server.kill()
+        print("5. clients connecting while sessions are created:")
+        connect_while_creating(args.trials)
 
 
 if __name__ == "__main__":

@@ -110,7 +110,9 @@ def _children(pid: int) -> list[int]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc")
-def test_the_waiter_ends_with_the_daemon(tmux_server: TmuxServer, tmp_path: Path) -> None:
+def test_a_killed_daemons_waiter_ends_at_the_next_event(
+    tmux_server: TmuxServer, tmp_path: Path
+) -> None:
     d = DaemonProcess(tmux_server, tmp_path)
     d.start()
     assert d.proc is not None
@@ -121,6 +123,7 @@ def test_the_waiter_ends_with_the_daemon(tmux_server: TmuxServer, tmp_path: Path
         what="the daemon's waiter",
     )
     d.kill9()
+    tmux_server.new_pane(["sleep", "3600"], 80, 24)  # an event: the hooks signal the channel
     retry_until(lambda: not any(_alive(w) for w in waiters), timeout=5, what="the waiter to end")
 
 

@@ -185,6 +185,7 @@ class Daemon:
             # belong to another program once that daemon is gone.
             self.tmux.run("set-option", "-gu", "@osf_daemon_pid")
             tmux_hooks.install(self.tmux)
+            tmux_hooks.release(self.tmux)  # a killed daemon's last waiter, if any, ends
             self.hooks_installed = True
             self.waiter = tmux_hooks.Waiter(self.tmux.argv())
         except TmuxError as exc:

@@ -2,15 +2,18 @@
 `list-panes` often.
 
 No process id is involved anywhere: tmux hooks run `wait-for -S osf-tmux-wake` (a tmux command,
-no process), and the daemon keeps a waiter on that channel, a control-mode client running
-`wait-for osf-tmux-wake` that ends when the channel is signalled. A daemon killed with -9 leaves
-hooks that signal a channel nobody waits on (tmux remembers one pending wake, nothing else), so
-no other program can ever be signalled by them; the next daemon removes them. The waiter reads
-its commands from the daemon, so it ends with the daemon however the daemon ends.
+no process), and the daemon keeps a waiter on that channel, a `tmux wait-for osf-tmux-wake`
+client that ends when the channel is signalled (about 15 ms after the event, measured). A daemon
+killed with -9 leaves hooks that signal a channel nobody waits on (tmux remembers one pending
+wake, nothing else), so no other program can ever be signalled by them; the next daemon removes
+them. Its last waiter ends at the next event, or when the next daemon starts (it signals the
+channel once).
 
-A control client that only waits is attached to no session: it is not counted in
-`#{session_attached}`, changes no window size, keeps no bell from marking a window and sends no
-focus-in to any pane (measured in bench/tmux_transport_bench.py; an attached one does all that).
+The waiter is a plain client on purpose. A control-mode client (`tmux -C`) would end with the
+daemon by itself, but tmux 3.3a crashes (SIGSEGV, the whole server) when a control client
+connects while a session is being created: 1 in ~10 to 30 tries, reproduced without any hook
+(bench/tmux_transport_bench.py). An attached control client also counts as a person looking at
+its session's current window: no bell marks it and its pane gets focus-in.
 
 Hooks are shared with the user's own configuration: ours are appended (`set-hook -ga`), name our
 channel, and only entries that name it are ever removed (older daemons' `kill -USR1` entries
@@ -98,22 +101,27 @@ def install(tmux: Tmux) -> None:
         log.info("hook not set: %s", error)
 
 
+def release(tmux: Tmux) -> None:
+    """Signal the channel once: a waiter a killed daemon left ends (or, with none, the next
+    waiter returns at once, which costs one sweep)."""
+    tmux.run("wait-for", "-S", CHANNEL)
+
+
 class Waiter:
-    """A control-mode client waiting on the wake channel; `fileno()` turns readable when it has
-    something to say, and `woken()` tells whether that was its end (the channel was signalled,
-    or the server went away). Start a new one after each wake-up: signals sent in between are
-    not lost, tmux keeps one for the next waiter."""
+    """A `tmux wait-for` client on the wake channel; `fileno()` turns readable when it ends (the
+    channel was signalled, or the server went away). Start a new one after each wake-up:
+    signals sent in between are not lost, tmux keeps one for the next waiter."""
 
     def __init__(self, tmux_argv: Sequence[str]) -> None:
-        self.argv = [*tmux_argv, "-C", "wait-for", CHANNEL]
+        self.argv = [*tmux_argv, "wait-for", CHANNEL]
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> bool:
         try:
             self.proc = subprocess.Popen(
                 self.argv,
-                stdin=subprocess.PIPE,  # its end of this pipe closing ends it, with the daemon
-                stdout=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,  # end-of-file here: it ended
                 stderr=subprocess.DEVNULL,
                 close_fds=True,
             )
@@ -130,13 +138,12 @@ class Waiter:
         return self.proc.stdout.fileno()
 
     def woken(self) -> bool:
-        """Read what the client wrote (notifications are of no interest: hooks say more);
-        True once it has ended, i.e. the channel was signalled: `close` it then."""
+        """True once the client has ended: `close` it then."""
         if self.proc is None or self.proc.stdout is None:
             return False
         while True:
             try:
-                chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+                chunk = os.read(self.proc.stdout.fileno(), 4096)
             except BlockingIOError:
                 return False
             except OSError:
@@ -148,10 +155,11 @@ class Waiter:
         proc, self.proc = self.proc, None
         if proc is None:
             return
-        for stream in (proc.stdin, proc.stdout):
-            with contextlib.suppress(OSError):
-                if stream is not None:
-                    stream.close()
+        if proc.poll() is None:
+            proc.terminate()
+        with contextlib.suppress(OSError):
+            if proc.stdout is not None:
+                proc.stdout.close()
         try:
             proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
