@@ -223,6 +223,7 @@ class Daemon:
         except NoServerError as exc:
             log.info("tmux server is gone (%s); exiting", exc)
             self._close_all()
+            self.write_status(force=True, running=False)
             return
         self.shutdown()
 
@@ -527,6 +528,12 @@ class Daemon:
                 w.dirty_since = w.dirty_since or now  # re-judge: focus and reports matter
             if w.needs_seed or w.dirty_since is not None:
                 self.active.add(pane_id)
+        if self.counters["sweeps"] == 1:
+            # An earlier daemon killed with -9 left FIFOs for panes that are gone by now.
+            keep = {w.pipe.path for w in self.panes.values() if w.pipe is not None}
+            removed = self.pipes.remove_leftovers(keep)
+            if removed:
+                log.info("removed %d files an earlier daemon left behind", removed)
         if attach:
             errors = self.tmux.run_batched(attach).errors
             if errors:
@@ -561,11 +568,14 @@ class Daemon:
             self._close_pipe(w)
             w.mode = "foreign"
             return [["set-option", "-p", "-u", "-t", info.pane_id, "@osf_pipe"]]
-        if info.piped and ours and not self.pipes.earlier_reader_alive(info.pane_id):
-            if w.mode != "foreign":
-                log.info("%s: an earlier daemon's pipe was replaced; keeping it", info.pane_id)
-                w.mode = "foreign"
-            return [["set-option", "-p", "-u", "-t", info.pane_id, "@osf_pipe"]]
+        if info.piped and ours:
+            fate = self.pipes.earlier_pipe(info.pane_id)
+            if fate == "replaced":
+                if w.mode != "foreign":
+                    log.info("%s: an earlier daemon's pipe was replaced; keeping it", info.pane_id)
+                    w.mode = "foreign"
+                return [["set-option", "-p", "-u", "-t", info.pane_id, "@osf_pipe"]]
+            log.info("%s: taking back an earlier daemon's pipe (%s)", info.pane_id, fate)
         # No pipe, or one of ours from an earlier daemon: (re)attach, which replaces it.
         self._close_pipe(w)
         w.pipe = self.pipes.open(info.pane_id)

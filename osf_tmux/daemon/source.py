@@ -2,7 +2,10 @@
 
 The daemon keeps a writer open on each FIFO itself so that the read side never sees end-of-file
 while tmux's `cat` comes and goes; whether tmux's pipe is still open is read from `#{pane_pipe}`.
-When the daemon dies, `cat` gets SIGPIPE on its next write and tmux closes the pipe."""
+When the daemon dies, `cat` fails on its next write and exits, and tmux closes the pipe when it
+next writes to it. `cat` says why it ended in a file beside the FIFO: an error there means its
+reader (a daemon) went away, so the next daemon knows the pipe for its own and takes it back;
+none means tmux closed it (the pane closed, or someone put their own `pipe-pane` in its place)."""
 
 from __future__ import annotations
 
@@ -41,6 +44,11 @@ class PanePipe:
     @property
     def pid_path(self) -> Path:
         return self.path.with_name(self.path.name + ".pid")
+
+    @property
+    def err_path(self) -> Path:
+        """What `cat` wrote to its stderr: a write error once its reader is gone."""
+        return self.path.with_name(self.path.name + ".err")
 
     def writer_gone(self) -> bool:
         """True once the `cat` tmux started for us has exited: tmux closed our pipe, or someone
@@ -107,7 +115,7 @@ class PanePipe:
         for fd in (self.read_fd, self.keep_fd):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        for path in (self.path, self.pid_path):
+        for path in (self.path, self.pid_path, self.err_path):
             with contextlib.suppress(OSError):
                 path.unlink()
 
@@ -133,23 +141,53 @@ class PipeFactory:
         keep_fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         _widen(read_fd)
         pipe = PanePipe(path, read_fd, keep_fd, stamp_ns=os.fstat(read_fd).st_mtime_ns)
-        with contextlib.suppress(FileNotFoundError):
-            pipe.pid_path.unlink()
+        for stale in (pipe.pid_path, pipe.err_path):
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
         return pipe
 
-    def earlier_reader_alive(self, pane_id: str) -> bool:
-        """Whether the `cat` an earlier daemon attached to this pane still runs (the pane's
-        `@osf_pipe` says ours, but someone may have replaced that pipe since)."""
+    def earlier_pipe(self, pane_id: str) -> str:
+        """What became of the `cat` an earlier daemon attached to this pane (the pane's
+        `@osf_pipe` says ours): `alive`; `orphaned`, it ended on a write error because that
+        daemon was gone (the pipe is ours, and dead); `replaced`, it ended at end-of-file, so
+        tmux closed it for someone's `pipe-pane` (keep theirs); `unknown`, no trace is left."""
         old = PanePipe(self.directory / _fifo_name(pane_id), -1, -1)
-        return old.pid_path.exists() and not old.writer_gone()
+        try:
+            if old.err_path.stat().st_size > 0:
+                return "orphaned"
+        except OSError:
+            pass
+        if not old.pid_path.exists():
+            return "unknown"
+        return "replaced" if old.writer_gone() else "alive"
+
+    def remove_leftovers(self, keep: set[Path]) -> int:
+        """FIFOs and their files that no open pipe uses (an earlier daemon's, for panes gone
+        since); returns how many were removed."""
+        removed = 0
+        try:
+            entries = list(self.directory.iterdir())
+        except OSError:
+            return 0
+        for entry in entries:
+            base = entry.name.split(".", 1)[0]
+            if not base.startswith("pane-") or entry.with_name(base) in keep:
+                continue
+            with contextlib.suppress(OSError):
+                entry.unlink()
+                removed += 1
+        return removed
 
     def attach_command(self, pipe: PanePipe, pane_id: str, token: str) -> list[list[str]]:
         """tmux commands that point the pane's output at the FIFO and mark the pipe as ours.
 
         `-O` without `-o`: `-o` would toggle, closing a pipe instead of opening one."""
         # `exec` keeps the shell's pid for cat, so the pid file names the process that reads.
+        # SIGPIPE ignored: a write to a FIFO nobody reads fails with an error that cat reports
+        # (into the .err file) instead of killing it without a word.
         shell = (
-            f"echo $$ > {shlex.quote(str(pipe.pid_path))}; exec cat > {shlex.quote(str(pipe.path))}"
+            f"trap '' PIPE; echo $$ > {shlex.quote(str(pipe.pid_path))}; "
+            f"exec cat > {shlex.quote(str(pipe.path))} 2> {shlex.quote(str(pipe.err_path))}"
         )
         return [
             ["pipe-pane", "-O", "-t", pane_id, shell],
