@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from osf_tmux.daemon.source import PipeFactory  # noqa: E402
+from osf_tmux.daemon.source import PanePipe, PipeFactory  # noqa: E402
 from osf_tmux.tmux import ServerSpec, Tmux, TmuxError, list_panes_format  # noqa: E402
 from tests.tmux_server import TmuxServer, retry_until  # noqa: E402
 
@@ -158,8 +158,8 @@ def command_limit(server: TmuxServer, pane_ids: list[str], workdir: Path) -> Non
     for count in range(10, len(pane_ids) + 1, 5):
         commands: list[list[str]] = []
         for pane in pane_ids[:count]:
-            fake = type("P", (), {"path": path, "pid_path": path.with_suffix(".pid")})
-            for command in factory.attach_command(fake, pane, "token"):  # type: ignore[arg-type]
+            fake = PanePipe(path, -1, -1)  # its paths only; nothing is opened
+            for command in factory.attach_command(fake, pane, "token"):
                 # a user option stands in for each command: the same length, no pipe opened
                 commands.append(["set-option", "-p", "-t", pane, "@osf_bench", command[-1]])
         try:

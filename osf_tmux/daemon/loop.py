@@ -64,6 +64,11 @@ class Settings:
     reseed_quiet: float = 0.1  # after a dropped flood, re-seed once the pane is this quiet
     reseed_every: float = 1.0  # ... or this often while the flood goes on
     check_interval: float = 10.0  # cross-check screens against capture-pane
+    # An agent pane whose pipe is someone else's (tmux-logging, a recorder) gets no bytes: its
+    # screen is captured this often while it changes, works or waits for an answer ...
+    foreign_poll: float = 0.1
+    foreign_poll_idle: float = 0.5  # ... and this often while it sits unchanged, idle or done
+    foreign_hot: float = 2.0  # "changes": its screen changed this recently
     identify_interval: float = 0.5  # re-read a non-agent pane's process when it prints
     status_interval: float = 0.2  # at most this often rewrite the status file
     status_refresh: float = 5.0  # ... and at least this often (fresh counters for `status`)
@@ -111,6 +116,9 @@ class PaneWatch:
     report: tuple[str, Report | None] = ("", None)  # `@osf_report` as read, and parsed
     last_identify: float = float("-inf")
     seed_not_before: float = float("-inf")
+    # Someone else's pipe: the screen as the last capture showed it, and when to capture next.
+    polled: Snapshot | None = None
+    next_poll: float = float("inf")
     reseeds: int = 0
     mismatches: int = 0
     dropped: int = 0
@@ -143,6 +151,7 @@ class Daemon:
         # Panes with something to do (bytes to parse, a frame to judge, a seed, a deadline):
         # the loop visits only these, so quiet panes cost nothing per turn.
         self.active: set[str] = set()
+        self.polled: set[str] = set()  # panes captured on a timer (someone else's pipe)
         self.clients: list[str] = []
         self.publisher = Publisher()
         self.selector = selectors.DefaultSelector()
@@ -315,6 +324,7 @@ class Daemon:
             deadline = w.tracker.deadline()
             if deadline is not None:
                 times.append(deadline)
+        times += [self.panes[p].next_poll for p in self.polled]
         if self.status_dirty:
             times.append(self.last_status_write + s.status_interval)
         times.append(self.last_status_write + s.status_refresh)
@@ -378,9 +388,16 @@ class Daemon:
             ):
                 w.needs_seed = True
             if w.needs_seed and w.manifest is not None and now >= w.seed_not_before:
-                to_seed.append(w)
+                if w.info.pane_id in self.polled:
+                    w.needs_seed = False  # its captures are its screen
+                else:
+                    to_seed.append(w)
         if to_seed:
             self._seed(to_seed)
+        polls = [self.panes[p] for p in self.polled if now >= self.panes[p].next_poll]
+        if polls:
+            self._poll(polls, now)
+            busy = self._busy()
         changed = False
         now = self.clock.now()
         for w in busy:
@@ -416,10 +433,11 @@ class Daemon:
         """Classify the pane's screen and run it through its tracker; True if its state changed."""
         w.dirty_since = None
         snap = None
-        if w.manifest is not None and w.screen is not None:
+        polled = w.polled if w.info.pane_id in self.polled else None
+        if w.manifest is not None and (w.screen is not None or polled is not None):
             if w.judge is None or w.judge.manifest is not w.manifest:
                 w.judge = ScreenJudge(w.manifest)
-            snap = w.screen.snapshot()
+            snap = polled if polled is not None else w.screen.snapshot()  # type: ignore[union-attr]
             w.verdict = w.judge.verdict(snap)
         else:
             w.verdict = None
@@ -501,11 +519,11 @@ class Daemon:
             if pane_id not in infos:
                 self._close_pipe(self.panes.pop(pane_id))
                 self.active.discard(pane_id)
+                self.polled.discard(pane_id)
                 self.status_dirty = True
                 # Its state leaves the counts and its window's mark now, not when some other
                 # pane next changes.
                 self.publish_due = True
-        foreign: list[PaneWatch] = []
         for pane_id, info in infos.items():
             w = self.panes.get(pane_id)
             if w is None:
@@ -522,8 +540,7 @@ class Daemon:
             if commands:
                 attach.append(commands)
             self._identify(w, now)
-            if w.mode == "foreign" and w.manifest is not None:
-                foreign.append(w)
+            self._schedule_poll(w, now)
             if old.seen != info.seen or old.report != info.report:
                 w.dirty_since = w.dirty_since or now  # re-judge: focus and reports matter
             if w.needs_seed or w.dirty_since is not None:
@@ -541,11 +558,56 @@ class Daemon:
                 # went through; look again soon for the rest.
                 log.warning("attaching pipes: %s", "; ".join(str(e) for e in errors))
                 self.next_sweep = min(self.next_sweep, now + self.settings.retry_sweep)
-        if foreign:
-            # Someone else's pipe (tmux-logging, ...) stays; these panes are polled instead.
-            for w in foreign:
-                w.needs_seed = True
-                self.active.add(w.info.pane_id)
+
+    def _schedule_poll(self, w: PaneWatch, now: float) -> None:
+        """Someone else's pipe (tmux-logging, ...) stays; an agent in such a pane is watched by
+        capturing its screen, often while it changes, works or waits."""
+        pane_id = w.info.pane_id
+        if w.mode == "foreign" and w.manifest is not None:
+            if pane_id not in self.polled:
+                self.polled.add(pane_id)
+                w.next_poll = now
+                w.needs_seed = False  # no emulator: tmux's own rendering is judged
+                w.screen = None
+            return
+        if pane_id in self.polled:
+            self.polled.discard(pane_id)
+            w.polled = None
+            w.next_poll = float("inf")
+
+    def _poll(self, watches: list[PaneWatch], now: float) -> None:
+        """Capture panes whose bytes we do not get; a screen that changed counts as output."""
+        s = self.settings
+        try:
+            captures = capture_panes(self.tmux, [w.info.pane_id for w in watches], escapes=False)
+        except NoServerError:
+            raise
+        except TmuxError as exc:
+            log.debug("poll: %s", exc)
+            captures = {}
+        for w in watches:
+            cap = captures.get(w.info.pane_id)
+            if cap is not None:
+                snap = Snapshot(
+                    cols=cap.cols,
+                    rows=tuple(line.rstrip() for line in cap.lines),
+                    cursor=cap.cursor,
+                    cursor_visible=cap.cursor_visible,
+                    title=cap.title,
+                    alt_screen=cap.alt_screen,
+                )
+                if snap != w.polled:
+                    w.polled = snap
+                    # It changed within the last interval; judged at once, being a whole frame.
+                    w.last_bytes = now - s.settle
+                    w.last_read = now
+                    w.dirty_since = w.dirty_since or now
+                    self.active.add(w.info.pane_id)
+            hot = now - w.last_bytes < s.foreign_hot or w.tracker.current.state in (
+                "blocked",
+                "working",
+            )
+            w.next_poll = now + (s.foreign_poll if hot else s.foreign_poll_idle)
 
     def _reconcile_pipe(self, w: PaneWatch) -> list[list[str]]:
         info = w.info

@@ -109,7 +109,8 @@ def pipes(status: Mapping[str, Any] | None) -> list[Check]:
                 "pipes",
                 "warn",
                 f"{p.get('address')} ({p.get('pane')}) keeps someone else's pipe-pane "
-                "(tmux-logging?): watched with capture-pane, so its state lags",
+                "(tmux-logging?): an agent there is watched by capturing its screen (10 times a "
+                "second while it works or waits), which costs more CPU than its own pipe",
                 "stop that pane's logging (pipe-pane without a command) to let osf-tmux stream it",
             )
         )
