@@ -310,6 +310,8 @@ class Daemon:
 
     def _next_deadline(self, now: float) -> float:
         s = self.settings
+        if self.publish_due:
+            return now  # a sweep dropped a pane: its state leaves the counts right away
         times = [self.next_sweep, self.next_check]
         for w in self._busy():
             if w.pending:
