@@ -24,8 +24,9 @@ def foreground_pgid(pane_pid: int, proc: Path = PROC) -> int | None:
     if pane_pid <= 0:
         return None
     if proc.is_dir():
-        try:
-            stat = (proc / str(pane_pid) / "stat").read_text()
+        try:  # str paths and open(): pathlib costs more than the read (the sweep asks per pane)
+            with open(f"{proc}/{pane_pid}/stat", encoding="utf-8", errors="replace") as f:
+                stat = f.read()
         except OSError:
             return None
         # comm (field 2) may contain spaces and parentheses: parse after the last ')'.
