@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.live import DaemonProcess, Feeder  # noqa: E402
-from tests.test_daemon_live import claude_prompt  # noqa: E402
+from tests.test_daemon_live import claude_prompt, pane_status  # noqa: E402
 from tests.tmux_server import TmuxServer, retry_until  # noqa: E402
 
 SPINNER = ROOT / "bench" / "fake_spinner.py"
@@ -281,7 +281,7 @@ def foreign(trials: int, seconds: float) -> None:
             f = Feeder(server, Path(tmp), size[0], size[1], None)
             server.cmd("pipe-pane", "-O", "-t", f.pane, f"cat >> {tmp}/their.log")
             server.cmd("set-option", "-p", "-t", f.pane, "@osf-agent", "claude")
-            retry_until(lambda: '"foreign"' in str(d.status()).replace("'", '"'), timeout=10)
+            retry_until(lambda: (pane_status(d, f.pane) or {}).get("pipe") == "foreign", timeout=10)
             shown, released = [], []
             for _ in range(trials):
                 f.write(b"\x1b[2J\x1b[H")
@@ -305,7 +305,10 @@ def foreign(trials: int, seconds: float) -> None:
                 if mode == "foreign":
                     server.cmd("pipe-pane", "-O", "-t", pane, "cat > /dev/null")
                 server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
-                retry_until(lambda p=pane: f"'{p}'" in str(d.status()), timeout=10)  # type: ignore[misc]
+                retry_until(
+                    lambda p=pane: (pane_status(d, p) or {}).get("state") == "working",  # type: ignore[misc]
+                    timeout=10,
+                )
                 time.sleep(2)
                 own0, kids0, _ = proc_cpu(d.proc.pid)
                 t1 = time.monotonic()
