@@ -536,7 +536,10 @@ class Daemon:
             w.info = info
             if old.window_id != info.window_id:
                 self.publish_due = True  # moved to another window: both windows' marks change
-            if (old.width, old.height) != (info.width, info.height) and w.screen is not None:
+            # Against the screen's own size, not the last listing's: a seed takes the size the
+            # capture had, and a pane resized between a listing and the seed would otherwise
+            # keep a screen of the wrong size until the next cross-check.
+            if w.screen is not None and w.screen.size != (info.width, info.height):
                 w.screen.resize(info.width, info.height)
                 w.needs_seed = True  # tmux reflows; the app redraws only what it chooses to
             commands = self._reconcile_pipe(w)
