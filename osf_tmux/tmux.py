@@ -209,6 +209,12 @@ class Tmux:
         return True
 
 
+def quote(arg: str) -> str:
+    """`arg` as one word of a tmux command string (what `if-shell` and hooks take): in double
+    quotes, where tmux's parser would otherwise expand `$NAME` and take `\\` and `"`."""
+    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$") + '"'
+
+
 def _escape_semicolon(arg: str) -> str:
     # tmux splits commands on a lone `;` argument; one ending in `;` must be escaped.
     return arg[:-1] + "\\;" if arg.endswith(";") else arg

@@ -14,11 +14,15 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
+from osf_tmux.daemon.loop import Daemon
+from osf_tmux.daemon.source import PipeFactory
+from osf_tmux.judge.ruleset import load_rules
+from osf_tmux.tmux import ServerSpec, Tmux
 from tests.live import DaemonProcess, Feeder
 from tests.test_daemon_live import claude_prompt, pane_status
 from tests.tmux_server import TmuxServer, retry_until
@@ -106,6 +110,43 @@ def test_short_prompts_in_a_pane_with_someone_elses_pipe_are_all_seen(
         watch.stopping = True
         feeder.close()
         server.kill_pane(feeder.pane)
+
+
+def test_a_pipe_opened_between_listing_and_attaching_is_not_replaced(
+    tmux_server: TmuxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tmux-logging started by a hook of a new window, say: its `pipe-pane` lands after the
+    daemon listed the pane (no pipe yet) and before the daemon's own `pipe-pane`, which used
+    to replace it. Now the daemon's opens only where no pipe is open when tmux runs it."""
+    server = tmux_server
+    pane = server.new_pane(["sleep", "100000"], 80, 24)
+    log = tmp_path / "their.log"
+    run = tmp_path / "run"
+    tmux = Tmux(ServerSpec(server.socket_name))
+    theirs = ["pipe-pane", "-O", "-t", pane, f"cat >> {log}"]
+    real = Tmux.run_many
+
+    def first_theirs(self: Tmux, commands: Sequence[Sequence[str]]) -> str:
+        if any(pane in c and any("pipe-pane" in a for a in c) for c in commands):
+            server.cmd(*theirs)
+            monkeypatch.setattr(Tmux, "run_many", real)
+        return real(self, commands)
+
+    daemon = Daemon(tmux, load_rules(None), PipeFactory(run), token=str(run))
+    daemon.pipes.prepare()
+    monkeypatch.setattr(Tmux, "run_many", first_theirs)
+    try:
+        daemon.sweep()
+        assert server.cmd("display-message", "-p", "-t", pane, "#{@osf_pipe}").strip() == ""
+        # theirs still receives
+        tty = server.cmd("display-message", "-p", "-t", pane, "#{pane_tty}").strip()
+        with open(tty, "w") as out:
+            out.write("for their log\r\n")
+        retry_until(lambda: log.exists() and b"their log" in log.read_bytes(), timeout=5)
+        daemon.sweep()
+        assert daemon.panes[pane].mode == "foreign"
+    finally:
+        daemon._close_all()
 
 
 if __name__ == "__main__":  # pragma: no cover

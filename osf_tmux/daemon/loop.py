@@ -561,9 +561,11 @@ class Daemon:
             errors = self.tmux.run_batched(attach).errors
             if errors:
                 # Most likely a pane closed since the listing: the calls that held no such pane
-                # went through; look again soon for the rest.
+                # went through.
                 log.warning("attaching pipes: %s", "; ".join(str(e) for e in errors))
-                self.next_sweep = min(self.next_sweep, now + self.settings.retry_sweep)
+            # Look again soon: whether each pipe is ours (someone may have been first), and
+            # the panes a failed call left unattached.
+            self.next_sweep = min(self.next_sweep, now + self.settings.retry_sweep)
 
     def _schedule_poll(self, w: PaneWatch, now: float) -> None:
         """Someone else's pipe (tmux-logging, ...) stays; an agent in such a pane is watched by
@@ -650,7 +652,9 @@ class Daemon:
         self.selector.register(w.pipe.read_fd, selectors.EVENT_READ, info.pane_id)
         w.mode = "pipe"
         w.needs_seed = True
-        return self.pipes.attach_command(w.pipe, info.pane_id, self.token)
+        return self.pipes.attach_command(
+            w.pipe, info.pane_id, self.token, take_over=info.piped and ours
+        )
 
     def _close_pipe(self, w: PaneWatch) -> None:
         if w.pipe is not None:

@@ -19,7 +19,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from osf_tmux.tmux import SEP, Tmux
+from osf_tmux.tmux import SEP, Tmux, quote
 
 READ_SIZE = 1 << 16
 PIPE_SIZE = 1 << 20  # Linux's default cap for unprivileged users (pipe-max-size)
@@ -178,10 +178,16 @@ class PipeFactory:
                 removed += 1
         return removed
 
-    def attach_command(self, pipe: PanePipe, pane_id: str, token: str) -> list[list[str]]:
+    def attach_command(
+        self, pipe: PanePipe, pane_id: str, token: str, take_over: bool = False
+    ) -> list[list[str]]:
         """tmux commands that point the pane's output at the FIFO and mark the pipe as ours.
 
-        `-O` without `-o`: `-o` would toggle, closing a pipe instead of opening one."""
+        `-O` without `-o`: `-o` would toggle, closing a pipe instead of opening one. Unless
+        `take_over` (the pipe there is an earlier daemon's), the pipe is opened only if the
+        pane has none when tmux runs the command: between our listing and this call, someone
+        (tmux-logging started by a hook of a new window, say) may have opened theirs, and
+        `pipe-pane` would replace it."""
         # `exec` keeps the shell's pid for cat, so the pid file names the process that reads.
         # SIGPIPE ignored: a write to a FIFO nobody reads fails with an error that cat reports
         # (into the .err file) instead of killing it without a word.
@@ -189,10 +195,14 @@ class PipeFactory:
             f"trap '' PIPE; echo $$ > {shlex.quote(str(pipe.pid_path))}; "
             f"exec cat > {shlex.quote(str(pipe.path))} 2> {shlex.quote(str(pipe.err_path))}"
         )
-        return [
+        attach = [
             ["pipe-pane", "-O", "-t", pane_id, shell],
             ["set-option", "-p", "-t", pane_id, "@osf_pipe", token],
         ]
+        if take_over:
+            return attach
+        then = " ; ".join(" ".join(quote(a) for a in command) for command in attach)
+        return [["if-shell", "-F", "-t", pane_id, "#{?pane_pipe,0,1}", then]]
 
 
 def _widen(fd: int) -> None:
