@@ -27,7 +27,10 @@ class NoServerError(TmuxError):
     """The tmux server is not running (or its socket is gone)."""
 
 
-_NO_SERVER = re.compile(r"no server running|error connecting to|No such file or directory")
+# The last one: the server went away while the call ran (killed, or crashed).
+_NO_SERVER = re.compile(
+    r"no server running|error connecting to|No such file or directory|server exited"
+)
 
 # tmux sends a command to its server as one message of at most 16384 bytes (MAX_IMSGSIZE), the
 # arguments packed with a NUL each; past that the client says `command too long` and runs

@@ -229,7 +229,17 @@ class Daemon:
         self.pipes.prepare()
         try:
             while not self.stopping:
-                self.step()
+                try:
+                    self.step()
+                except NoServerError:
+                    raise
+                except TmuxError as exc:
+                    # A call that failed for another reason (tmux busy, a timeout): the daemon
+                    # goes on, unless the server turns out to be gone.
+                    if not self.tmux.alive():
+                        raise NoServerError(str(exc)) from None
+                    log.warning("tmux: %s", exc)
+                    time.sleep(self.settings.retry_sweep)
         except NoServerError as exc:
             log.info("tmux server is gone (%s); exiting", exc)
             self._close_all()
