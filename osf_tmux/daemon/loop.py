@@ -20,7 +20,7 @@ from typing import Any
 from osf_tmux.clock import Clock, SystemClock
 from osf_tmux.daemon import tmux_hooks
 from osf_tmux.daemon.identify import manifest_for
-from osf_tmux.daemon.process import foreground_commands, foreground_pgid
+from osf_tmux.daemon.process import foreground_commands, foreground_signature
 from osf_tmux.daemon.publish import PanePlace, Publisher
 from osf_tmux.daemon.source import (
     PaneCapture,
@@ -675,12 +675,12 @@ class Daemon:
 
     def _identify(self, w: PaneWatch, now: float, if_changed: bool = False) -> None:
         """Which agent's rules the pane gets. `if_changed` (the sweep): not again while the
-        pane's foreground group, command, override and report are what they were (reading a
-        pane's process tree costs ~0.1 ms: 20 ms a sweep at 200 panes). A pane that starts an
-        agent prints, and printing re-identifies it (`_on_bytes`)."""
+        pane's foreground group and its leader's children, command, override and report are
+        what they were (reading a pane's whole process tree costs ~0.1 ms: 20 ms a sweep at
+        200 panes)."""
         info = w.info
         identity = (
-            foreground_pgid(info.pid),
+            foreground_signature(info.pid),
             info.current_command,
             info.agent_override,
             info.report,

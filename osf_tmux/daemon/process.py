@@ -39,6 +39,22 @@ def foreground_pgid(pane_pid: int, proc: Path = PROC) -> int | None:
     return PS.table().tpgid(pane_pid)
 
 
+def foreground_signature(pane_pid: int, proc: Path = PROC) -> tuple[int | None, str]:
+    """What changes when the pane's foreground changes: its group, and the children of the
+    group's leader (a wrapper such as `sh -c 'claude'` starts the agent as a child). Two small
+    reads, where reading the whole tree costs several per process."""
+    pgid = foreground_pgid(pane_pid, proc)
+    if pgid is None:
+        return None, ""
+    if proc.is_dir():
+        try:
+            with open(f"{proc}/{pgid}/task/{pgid}/children", encoding="ascii") as f:
+                return pgid, f.read()
+        except (OSError, ValueError):
+            return pgid, ""
+    return pgid, " ".join(str(c) for c in PS.table().children(pgid))
+
+
 def process_argv(pid: int, proc: Path = PROC) -> list[str]:
     """The command line of `pid` (empty when it is gone or unreadable)."""
     if proc.is_dir():
