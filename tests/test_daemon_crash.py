@@ -188,6 +188,7 @@ def test_stop_after_a_crash_clears_what_the_daemon_left(
         feeder.write(capture.bytes_path.read_bytes()[: point.offset])
         retry_until(lambda: feeder.state() == "blocked", timeout=5, what="blocked")
         d.kill9()
+        assert "died without stopping" in d.cli("status").stdout
         assert "died without stopping" in d.cli("doctor").stdout
         assert "of a daemon that is gone" in d.cli("doctor").stdout  # its hooks
         out = d.cli("stop")
@@ -195,6 +196,7 @@ def test_stop_after_a_crash_clears_what_the_daemon_left(
         assert feeder.state() is None
         assert server.cmd("show-options", "-gqv", "@osf_blocked_count").strip() == ""
         assert "osf-tmux-wake" not in server.cmd("show-hooks", "-g")
+        assert not list(files_of(d).runtime.glob("pane-*"))
     finally:
         d.stop()
         feeder.close()

@@ -69,7 +69,7 @@ def stop_cmd(server: ServerSpec) -> None:
         # It died without stopping: what it published and attached is still in tmux.
         tmux = _require_server(server)
         try:
-            leftovers.clear(tmux, str(files.runtime))
+            leftovers.clear(tmux, str(files.runtime), files.runtime)
             tmux.run("set-option", "-gu", leftovers.DOWN)
         except TmuxError as exc:
             raise click.ClickException(str(exc)) from None
@@ -93,9 +93,13 @@ def status_cmd(server: ServerSpec, as_json: bool) -> None:
             sys.exit(3)
         return
     if pid is None or status is None:
-        click.echo(
-            f"osf-tmux daemon not running for {server.describe()} (start it: osf-tmux start)"
+        dead = died(files)
+        why = (
+            f"died without stopping (pid {dead.get('pid')}; osf-tmux doctor)"
+            if dead is not None
+            else "not running"
         )
+        click.echo(f"osf-tmux daemon {why} for {server.describe()} (start it: osf-tmux start)")
         sys.exit(3)
     click.echo(f"daemon pid {pid}, {server.describe()}")
     rows: list[tuple[str, ...]] = [("PANE", "WHERE", "AGENT", "STATE", "SINCE", "RULE", "PIPE")]
@@ -197,7 +201,7 @@ def _revive(tmux: Tmux, files: DaemonFiles) -> bool:
         REVIVE_WINDOW,
     )
     try:
-        leftovers.clear(tmux, str(files.runtime))
+        leftovers.clear(tmux, str(files.runtime), files.runtime)
         leftovers.say_down(tmux, "daemon down (osf-tmux doctor)")
     except TmuxError as exc:
         log.warning("could not clear tmux: %s", exc)

@@ -7,8 +7,11 @@ the pipes and replaces the hooks. This is for when none will: the watchdog gave 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from osf_tmux.daemon import tmux_hooks
 from osf_tmux.daemon.publish import summary
+from osf_tmux.daemon.source import PipeFactory
 from osf_tmux.tmux import SEP, Tmux
 
 DOWN = "@osf_daemon_down"  # set while no daemon runs after one died; the status line shows it
@@ -17,9 +20,10 @@ _PANES = SEP.join(["#{pane_id}", "#{@osf_pipe}", "#{@osf_state}"])
 _WINDOWS = _WINDOW_HEAD + "#{window_id}" + SEP + "#{@osf_window_state}"
 
 
-def clear(tmux: Tmux, token: str) -> int:
-    """Unset every state, close every pipe of ours and remove our hooks; returns how many
-    commands it took. The user's own pipes and options stay."""
+def clear(tmux: Tmux, token: str, runtime: Path | None = None) -> int:
+    """Unset every state, close every pipe of ours, remove our hooks and (given the runtime
+    directory) the FIFOs; returns how many commands it took. The user's own pipes and options
+    stay."""
     out = tmux.run_many(
         [
             ["list-panes", "-a", "-F", SEP.join(["#{pane_id}", "#{@osf_pipe}", "#{@osf_state}"])],
@@ -52,6 +56,8 @@ def clear(tmux: Tmux, token: str) -> int:
     tmux.run_each(commands)
     tmux_hooks.remove(tmux)
     tmux_hooks.release(tmux)  # its last waiter ends
+    if runtime is not None:
+        PipeFactory(runtime).remove_leftovers(set())
     return len(commands)
 
 
