@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from osf_tmux.agents import hooks
+from osf_tmux.daemon.lifecycle import DaemonFiles
 from osf_tmux.plugin import doctor
 from osf_tmux.plugin.doctor import Check
 from osf_tmux.tmux import ServerSpec, Tmux
@@ -168,3 +169,40 @@ def test_a_failing_notify_command_is_shown(monkeypatch: pytest.MonkeyPatch) -> N
     status["notify"]["command"]["last"] = ok
     checks = {c.name: c for c in doctor.notifications(NO_TMUX, status, {}, NOW)}
     assert checks["notify command"].level == "ok"
+
+
+def _files(tmp_path: Path) -> DaemonFiles:
+    return DaemonFiles(tmp_path / "state", tmp_path / "run")
+
+
+def test_a_daemon_that_died_is_named(tmp_path: Path) -> None:
+    """Its status file still says running, but nobody holds the lock."""
+    files = _files(tmp_path)
+    status = {"pid": 4242, "running": True, "updated": 1000.0, "panes": []}
+    [check] = doctor.daemon(files, status, now=1030.0)
+    assert check.level == "fail" and "died without stopping" in check.message
+    assert "4242" in check.message and "30 s ago" in check.message
+    [gave_up] = doctor.daemon(files, {**status, "running": False}, 1030.0, down="daemon down")
+    assert gave_up.level == "fail" and "again and again" in gave_up.message
+    [stopped] = doctor.daemon(files, {**status, "running": False}, 1030.0)
+    assert "not running" in stopped.message
+
+
+class _Hooks:
+    """Stands in for Tmux: `show-hooks -g` answers with these lines."""
+
+    def __init__(self, listing: str) -> None:
+        self.listing = listing
+
+    def run(self, *args: str) -> str:
+        assert args == ("show-hooks", "-g")
+        return self.listing
+
+
+def test_hooks_of_a_dead_daemon_are_reported(tmp_path: Path) -> None:
+    listing = "after-new-window[0] wait-for -S osf-tmux-wake\n"
+    files = _files(tmp_path)
+    [stale] = doctor.hooks(_Hooks(listing), files, running=False)  # type: ignore[arg-type]
+    assert stale.level == "warn" and "daemon that is gone" in stale.message
+    [fine] = doctor.hooks(_Hooks(listing), files, running=True)  # type: ignore[arg-type]
+    assert fine.level == "ok"

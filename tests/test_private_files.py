@@ -146,7 +146,7 @@ def test_a_symlinked_pid_file_is_not_believed(tmp_path: Path) -> None:
     alive = tmp_path / "alive.pid"
     alive.write_text(str(os.getpid()))
     PanePipe(factory.directory / "pane-5", -1, -1).pid_path.symlink_to(alive)
-    assert not factory.earlier_reader_alive("%5")
+    assert factory.earlier_pipe("%5") == "unknown"
 
 
 def test_log_is_private_and_never_written_through_a_link(

@@ -194,20 +194,6 @@ def test_it_does_not_wait_for_a_terminal_on_stdin(tmp_path: Path) -> None:
         os.close(slave)
 
 
-WAKE_COUNTER = """
-import signal, sys, time
-path = sys.argv[1]
-def woken(*_):
-    with open(path, "a") as f:
-        f.write("woken\\n")
-signal.signal(signal.SIGUSR1, woken)
-open(path + ".ready", "w").close()
-while True:
-    time.sleep(3600)
-# osf stand-in daemon
-"""
-
-
 @pytest.mark.tmux
 def test_report_lands_on_the_right_pane_and_wakes_the_daemon(
     tmux_server: TmuxServer, tmp_path: Path
@@ -215,11 +201,11 @@ def test_report_lands_on_the_right_pane_and_wakes_the_daemon(
     ours = tmux_server.new_pane(["sleep", "3600"], 80, 24)
     other = tmux_server.new_pane(["sleep", "3600"], 80, 24)
     socket = tmux_server.cmd("display-message", "-p", "#{socket_path}").strip()
-    counter = tmp_path / "wakes"
-    daemon = subprocess.Popen([sys.executable, "-c", WAKE_COUNTER, str(counter)])
+    # The daemon's waiter: a tmux client that ends when the wake channel is signalled.
+    waiter = subprocess.Popen(
+        [tmux_server.tmux, "-L", tmux_server.socket_name, "wait-for", report.WAKE_CHANNEL]
+    )
     try:
-        retry_until(lambda: Path(str(counter) + ".ready").exists(), what="stand-in daemon")
-        tmux_server.cmd("set-option", "-g", "@osf_daemon_pid", str(daemon.pid))
         env = _clean_env(TMUX=f"{socket},{tmux_server.pid},0", TMUX_PANE=ours)
         event = next(e for e in claude_events() if e["event"] == "PermissionRequest")
         proc = _endpoint("claude", json.dumps(event["payload"]).encode(), env)
@@ -234,20 +220,31 @@ def test_report_lands_on_the_right_pane_and_wakes_the_daemon(
         assert (state, agent) == ("blocked", "claude")
         assert abs(float(epoch) - time.time()) < 30
         assert option(other) == ""
-        retry_until(lambda: counter.exists() and counter.read_text() == "woken\n",
-                    what="SIGUSR1 to the daemon")  # fmt: skip
+        assert waiter.wait(timeout=10) == 0  # woken
     finally:
-        daemon.kill()
-        daemon.wait(timeout=10)
+        if waiter.poll() is None:
+            waiter.kill()
+        waiter.wait(timeout=10)
+
+
+def test_the_wake_channel_is_the_daemons() -> None:
+    from osf_tmux.daemon.tmux_hooks import CHANNEL
+
+    assert report.WAKE_CHANNEL == CHANNEL
 
 
 @pytest.mark.tmux
 def test_a_stale_daemon_pid_of_another_program_is_not_signalled(
     tmux_server: TmuxServer, tmp_path: Path
 ) -> None:
+    """An older daemon published its pid; after it died, that pid may be any program's. One
+    whose command line happens to say `osf` (a file name) passed the old check, and SIGUSR1
+    killed it. The endpoint signals no process at all now."""
     pane = tmux_server.new_pane(["sleep", "3600"], 80, 24)
     socket = tmux_server.cmd("display-message", "-p", "#{socket_path}").strip()
-    bystander = subprocess.Popen(["sleep", "3600"])  # SIGUSR1 would kill it
+    bystander = subprocess.Popen(  # SIGUSR1 would kill it
+        [sys.executable, "-c", "import time; time.sleep(3600)", "notes-on-osf-tmux.txt"]
+    )
     try:
         tmux_server.cmd("set-option", "-g", "@osf_daemon_pid", str(bystander.pid))
         env = _clean_env(TMUX=f"{socket},{tmux_server.pid},0", TMUX_PANE=pane)
@@ -255,6 +252,7 @@ def test_a_stale_daemon_pid_of_another_program_is_not_signalled(
         assert proc.returncode == 0
         report_text = tmux_server.cmd("show-options", "-p", "-v", "-t", pane, "@osf_report")
         assert report_text.startswith("done ")
+        time.sleep(0.2)  # a signal, had one been sent, is delivered by now
         assert bystander.poll() is None
     finally:
         bystander.kill()

@@ -3,10 +3,11 @@
 
 It reads the hook's JSON payload (stdin, or the last argument for Codex's `notify` program),
 turns it into a state and records `@osf_report` = `STATE EPOCH AGENT` on the pane the agent runs
-in (`$TMUX_PANE` on the server in `$TMUX`), then wakes the daemon with SIGUSR1. The agent waits
-for this process, so it stays cheap: no click, no subprocess module (posix_spawn instead), one
-tmux call that also reads `@osf_daemon_pid`. It never fails the agent: it prints nothing and
-always exits 0, and outside tmux it does nothing at all.
+in (`$TMUX_PANE` on the server in `$TMUX`), then wakes the daemon by signalling its tmux wait
+channel in the same tmux call (no process id: nothing but the daemon's waiter can be woken). The
+agent waits for this process, so it stays cheap: no click, no subprocess module (posix_spawn
+instead), one tmux call. It never fails the agent: it prints nothing and always exits 0, and
+outside tmux it does nothing at all.
 
 Hook event names and payload fields are the agents' API, so they live in Python, in each agent's
 module (osf_tmux/agents/claude.py, ...); the screen texts and keys of each agent live in
@@ -34,6 +35,8 @@ TMUX_TIMEOUT = 2  # seconds; a wedged tmux server must not hold the agent up for
 # payload is read and dropped (the agent's write must not fail), not kept: no report then.
 STDIN_CAP = 1 << 20
 _child = 0  # the tmux client running now, killed if the alarm goes off first
+# The daemon's wake channel (osf_tmux/daemon/tmux_hooks.py CHANNEL; a test keeps them equal).
+WAKE_CHANNEL = "osf-tmux-wake"
 
 
 def state_for(agent: str, payload: Mapping[str, Any]) -> str | None:
@@ -149,22 +152,20 @@ def record(
     env: Mapping[str, str],
     now: float,
     tmux: str = "tmux",
-) -> int | None:
-    """Set `@osf_report` on `$TMUX_PANE` and read `@osf_daemon_pid`, in one tmux call.
-
-    Returns the daemon's pid (None if none is registered or tmux failed)."""
+) -> bool:
+    """Set `@osf_report` on `$TMUX_PANE` and signal the daemon's wake channel, in one tmux
+    call. With no daemon running, tmux keeps the signal for the next one; no process is ever
+    signalled. True if tmux took it."""
     socket = env.get("TMUX", "").split(",", 1)[0]
     pane = env.get("TMUX_PANE", "")
     if not socket or not pane:
-        return None
+        return False
     argv = [
         tmux, "-S", socket,
         "set-option", "-p", "-t", pane, "@osf_report", f"{state} {now:.3f} {agent}", ";",
-        "show-options", "-gqv", "@osf_daemon_pid",
+        "wait-for", "-S", WAKE_CHANNEL,
     ]  # fmt: skip
-    out = _run(argv)
-    text = out.strip() if out is not None else ""
-    return int(text) if text.isdigit() else None
+    return _run(argv) is not None
 
 
 def _run(argv: list[str]) -> str | None:
@@ -195,25 +196,6 @@ def _run(argv: list[str]) -> str | None:
                 os.close(fd)
 
 
-def wake(pid: int, proc: str = "/proc") -> bool:
-    """SIGUSR1 to the daemon. A pid left behind by a daemon killed with -9 may belong to another
-    program by now, for which SIGUSR1 is fatal: where /proc says whose it is, check first."""
-    if pid <= 1:
-        return False
-    if os.path.isdir(proc):
-        try:
-            with open(f"{proc}/{pid}/cmdline", "rb") as f:
-                if b"osf" not in f.read():
-                    return False
-        except OSError:
-            return False
-    try:
-        os.kill(pid, signal.SIGUSR1)
-    except OSError:
-        return False
-    return True
-
-
 def run(args: Sequence[str], env: Mapping[str, str], stdin_fd: int = 0) -> str | None:
     """Everything the endpoint does; returns the state it recorded (None: nothing)."""
     # The payload is read whatever happens next: an agent writing to a hook that never reads
@@ -225,9 +207,7 @@ def run(args: Sequence[str], env: Mapping[str, str], stdin_fd: int = 0) -> str |
     state = state_for(agent, payload)
     if state is None:
         return None
-    pid = record(agent, state, env, time.time())
-    if pid is not None:
-        wake(pid)
+    record(agent, state, env, time.time())
     return state
 
 

@@ -53,6 +53,11 @@ class DaemonFiles:
     def log(self) -> Path:
         return self.state / "daemon.log"
 
+    @property
+    def revives(self) -> Path:
+        """When the watchdog last restarted a daemon that died (epoch seconds, one a line)."""
+        return self.state / "revives"
+
 
 def running_pid(files: DaemonFiles) -> int | None:
     """The pid of the daemon holding the lock, or None when no daemon runs."""
@@ -107,7 +112,10 @@ def start(server: ServerSpec, files: DaemonFiles, wait: float = 10.0) -> tuple[i
         private_dirs(files)
     except UnsafeDirectoryError as exc:
         raise LifecycleError(str(exc)) from None
-    argv = [sys.executable, "-m", "osf_tmux", *server.args(), "daemon"]
+    # Asked for by a person (or a plugin load): the watchdog's count of restarts begins anew.
+    with contextlib.suppress(FileNotFoundError):
+        files.revives.unlink()
+    argv = [sys.executable, "-m", "osf_tmux", *server.args(), "daemon", "--watchdog"]
     with open(os.devnull, "rb") as devnull_in, open(os.devnull, "wb") as devnull_out:
         child = subprocess.Popen(
             argv,
@@ -174,3 +182,66 @@ def setup_logging(files: DaemonFiles, also: TextIO | None = None, debug: bool = 
         stream = logging.StreamHandler(also)
         stream.setFormatter(fmt)
         root.addHandler(stream)
+
+
+# ---- the watchdog ------------------------------------------------------------------------
+#
+# A daemon can die without cleaning up (kill -9, the OOM killer, a bug). A tiny shell, the
+# daemon's child, waits on a pipe from it: a daemon that stops properly writes `stopped` first;
+# end-of-file without it means the daemon died, and the shell starts `osf-tmux daemon
+# --revived` in its place, which takes over what the dead one left (its pipes, published states,
+# hooks) or, after too many deaths in a row, clears it all and says so on the status line.
+
+_WATCHDOG = 'read -r said; [ "$said" = stopped ] && exit 0; exec "$@"'
+REVIVE_LIMIT = 3  # restarts ...
+REVIVE_WINDOW = 600.0  # ... within this many seconds; one more death and it stays down
+
+
+def spawn_watchdog(server: ServerSpec) -> int:
+    """Start the watchdog for this process (the daemon); returns the pipe's writing end, which
+    the daemon keeps open for its life and hands to `release_watchdog` when it stops."""
+    read_fd, write_fd = os.pipe()
+    revive = [sys.executable, "-m", "osf_tmux", *server.args(), "daemon", "--watchdog", "--revived"]
+    with open(os.devnull, "wb") as devnull:
+        subprocess.Popen(
+            ["/bin/sh", "-c", _WATCHDOG, "osf-tmux-watchdog", *revive],
+            stdin=read_fd,
+            stdout=devnull,
+            stderr=devnull,
+            close_fds=True,
+        )
+    os.close(read_fd)
+    return write_fd
+
+
+def release_watchdog(write_fd: int) -> None:
+    """The daemon stops properly: the watchdog ends without starting anything."""
+    with contextlib.suppress(OSError):
+        os.write(write_fd, b"stopped\n")
+    with contextlib.suppress(OSError):
+        os.close(write_fd)
+
+
+def may_revive(files: DaemonFiles, now: float) -> bool:
+    """Whether a daemon that died may be restarted once more (it is noted if so): not after
+    REVIVE_LIMIT restarts within REVIVE_WINDOW seconds, so a daemon that keeps crashing does not
+    keep the machine busy."""
+    try:
+        times = [float(t) for t in files.revives.read_text().split()]
+    except (OSError, ValueError):
+        times = []
+    recent = [t for t in times if 0 <= now - t < REVIVE_WINDOW]
+    if len(recent) >= REVIVE_LIMIT:
+        return False
+    files.state.mkdir(parents=True, exist_ok=True)
+    files.revives.write_text("".join(f"{t:.3f}\n" for t in [*recent, now]))
+    return True
+
+
+def died(files: DaemonFiles) -> dict[str, Any] | None:
+    """The status a daemon left when it died without stopping (its file says running, but
+    nobody holds the lock), else None."""
+    if running_pid(files) is not None:
+        return None
+    status = read_status(files)
+    return status if status and status.get("running") else None

@@ -16,7 +16,7 @@ from typing import Any
 
 from osf_tmux.agents import hooks as agent_settings
 from osf_tmux.agents.integration import agent_module
-from osf_tmux.daemon import tmux_hooks
+from osf_tmux.daemon import leftovers, tmux_hooks
 from osf_tmux.daemon.lifecycle import DaemonFiles, read_status, running_pid
 from osf_tmux.paths import OWN_LEVELS, dir_problem
 from osf_tmux.plugin import options as po
@@ -47,9 +47,34 @@ def tmux_version(tmux: Tmux) -> list[Check]:
     return [Check("tmux", "ok", f"tmux {version}, {tmux.server.describe()}")]
 
 
-def daemon(files: DaemonFiles, status: Mapping[str, Any] | None, now: float) -> list[Check]:
+def daemon(
+    files: DaemonFiles, status: Mapping[str, Any] | None, now: float, down: str = ""
+) -> list[Check]:
+    """`down`: what the watchdog left in `@osf_daemon_down` when it gave up restarting."""
     pid = running_pid(files)
     if pid is None:
+        if status and status.get("running"):
+            ago = now - float(status.get("updated", 0) or 0)
+            return [
+                Check(
+                    "daemon",
+                    "fail",
+                    f"died without stopping (pid {status.get('pid')}, last heard of "
+                    f"{ago:.0f} s ago): the states and hooks it left may be stale",
+                    f"start it again: osf-tmux start (or clear what it left: osf-tmux stop); "
+                    f"why it died may be in {files.log}",
+                )
+            ]
+        if down or (status and status.get("gave_up")):
+            return [
+                Check(
+                    "daemon",
+                    "fail",
+                    "died again and again, so the watchdog stopped restarting it "
+                    "(it cleared what the daemon left in tmux)",
+                    f"see {files.log}; then: osf-tmux start",
+                )
+            ]
         return [
             Check(
                 "daemon",
@@ -123,7 +148,8 @@ def pipes(status: Mapping[str, Any] | None) -> list[Check]:
                 "pipes",
                 "warn",
                 f"{p.get('address')} ({p.get('pane')}) keeps someone else's pipe-pane "
-                "(tmux-logging?): watched with capture-pane, so its state lags",
+                "(tmux-logging?): an agent there is watched by capturing its screen (10 times a "
+                "second while it works or waits), which costs more CPU than its own pipe",
                 "stop that pane's logging (pipe-pane without a command) to let osf-tmux stream it",
             )
         )
@@ -135,7 +161,17 @@ def hooks(tmux: Tmux, files: DaemonFiles, running: bool) -> list[Check]:
         listing = tmux.run("show-hooks", "-g")
     except TmuxError as exc:
         return [Check("tmux hooks", "warn", f"cannot list hooks: {exc}")]
-    found = tmux_hooks.ours(listing, str(files.runtime))
+    found = tmux_hooks.ours(listing)
+    if found and not running:
+        return [
+            Check(
+                "tmux hooks",
+                "warn",
+                f"{len(found)} hooks of a daemon that is gone are still set (harmless: they "
+                "signal a tmux wait channel, no process)",
+                "they go when the daemon starts (osf-tmux start) or with osf-tmux stop",
+            )
+        ]
     if found:
         return [Check("tmux hooks", "ok", f"{len(found)} hooks wake the daemon on pane changes")]
     if not running:
@@ -425,7 +461,11 @@ def run_all(tmux: Tmux, files: DaemonFiles, env: Mapping[str, str] | None = None
     status = read_status(files)
     running = running_pid(files) is not None
     checks += private_dirs(files)
-    checks += daemon(files, status, time.time())
+    try:
+        down = tmux.run("show-options", "-gqv", leftovers.DOWN).strip()
+    except TmuxError:
+        down = ""
+    checks += daemon(files, status, time.time(), down)
     if running:
         checks += pipes(status)
     checks += hooks(tmux, files, running)

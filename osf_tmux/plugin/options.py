@@ -24,6 +24,8 @@ class Option:
 # The formats read only options: nothing forks per status redraw. Commas inside a `#{?...}`
 # branch would split it, so styles use spaces (`fg=red bold`).
 STATUS_FORMAT = (
+    # set only while no daemon runs after one died (the watchdog gave up restarting it)
+    "#{?@osf_daemon_down,#[fg=#{@osf-color-blocked}]osf-tmux: #{@osf_daemon_down}#[default] ,}"
     "#{?#{e|>:#{@osf_blocked_count},0},"
     "#[fg=#{@osf-color-blocked} bold]#{@osf-icon-blocked} #{@osf_blocked_count} blocked"
     "#[default] ,}"
