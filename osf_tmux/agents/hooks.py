@@ -80,6 +80,7 @@ class FileChange:
     before: bytes | None  # None: the file does not exist
     after: bytes | None  # None: remove the file
     drop_backup: bool = False  # uninstall gave back the backed-up bytes: the backup is spent
+    mode: int | None = None  # permissions of a file we create (None: private, 0600)
 
 
 @dataclass
@@ -136,7 +137,7 @@ def apply(plan: Plan) -> None:
             change.path.unlink(missing_ok=True)
         else:
             change.path.parent.mkdir(parents=True, exist_ok=True)
-            _write(change.path, change.after, like=change.path)
+            _write(change.path, change.after, like=change.path, mode=change.mode)
         if change.drop_backup:
             backup.unlink(missing_ok=True)
 
@@ -145,11 +146,13 @@ def backup_path(path: Path) -> Path:
     return path.with_name(path.name + BACKUP_SUFFIX)
 
 
-def _write(path: Path, data: bytes, like: Path) -> None:
+def _write(path: Path, data: bytes, like: Path, mode: int | None = None) -> None:
     try:
         mode = like.stat().st_mode & 0o777
     except OSError:
-        mode = 0o600  # settings can hold keys: private unless the person chose otherwise
+        # settings can hold keys: private unless the person chose otherwise (or the file is
+        # an executable hook: `mode`)
+        mode = 0o600 if mode is None else mode
     tmp = path.with_name(f".{path.name}.osf-tmux-{os.getpid()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
