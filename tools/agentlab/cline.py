@@ -17,12 +17,12 @@ from tools.agentlab.shapes import Shapes, Ui
 # braille spinner row ("⠇ Thinking... (esc to cancel)", "⠹ run_commands(...)"). The approval
 # replaces the input box.
 SPINNER = r"^ ?[⠀-⣿] \S"
-ASK = r"Cline needs permission|Approve tool call\?|\[y\] Approve"
+ASK = r"Cline needs permission|Approve tool call\?|\[y\] Approve|Cline is asking a question"
 IDLE = Cue(
     r"❯ [^\n]*(?:\n[^\n─]*)*\n *─{8,}\n[^\n]*(?:○ Plan ● Act|● Plan ○ Act)",
     absent=SPINNER + "|" + ASK,
 )
-WORKING = Cue(SPINNER + r"|esc to cancel")
+WORKING = Cue(SPINNER + r"|esc to cancel", absent=ASK)
 APPROVAL = Cue(r"Approve tool call\?[\s\S]*\[y\] Approve +\[n\] Deny")
 QUESTION = Cue(r"Cline is asking a question[\s\S]*Type a response")
 PROMO = Cue(r"Try ClinePass[\s\S]*Press Enter to open, any other key to close")
