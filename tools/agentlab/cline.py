@@ -16,7 +16,9 @@ from tools.agentlab.shapes import Shapes, Ui
 # under it; the transcript grows down from the top, and what works is drawn at its end: a
 # braille spinner row ("⠇ Thinking... (esc to cancel)", "⠹ run_commands(...)"). The approval
 # replaces the input box.
-SPINNER = r"^ ?[⠀-⣿] \S"
+# While an answer streams the spinner takes the place of its bullet on the message's first
+# visible row, which may start with a scrollbar cell ("▄⠙ Here is the list:").
+SPINNER = r"^.?[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \S"
 ASK = r"Cline needs permission|Approve tool call\?|\[y\] Approve|Cline is asking a question"
 IDLE = Cue(
     r"❯ [^\n]*(?:\n[^\n─]*)*\n *─{8,}\n[^\n]*(?:○ Plan ● Act|● Plan ○ Act)",
@@ -44,7 +46,12 @@ class Cline(AgentSpec):
             )
         }
     )
-    ui = Ui(idle=IDLE, working=WORKING, ready_note="startup finished, input box ready")
+    ui = Ui(
+        idle=IDLE,
+        working=WORKING,
+        ready_note="startup finished, input box ready",
+        done_quiet=True,
+    )
 
     def binary(self) -> Path:
         return npm_bin("cline", "cline")
