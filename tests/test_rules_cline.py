@@ -86,6 +86,30 @@ PROMO = [
     "                           Auto-approve all disabled (Shift+Tab)",
 ]
 
+# 80x24: the panel overlaps the footer, whose first cells stay beside the button and the hint.
+PROMO_80 = [
+    "            Try ClinePass",
+    "",
+    "            ClinePass is a $9.99/month subscription plan to get",
+    "      ────  than paying API costs directly.                           ────",
+    "      ❯ Wh",
+    "      ────  https://app.cline.bot/dashboard/subscription?             ────",
+    "",
+    "       fak   Open ClinePass                                           ab)",
+    "       pro",
+    "       Aut  Press Enter to open, any other key to close",
+    "",
+    "",
+]
+NOTICE_QUOTED = [
+    " ❯ what did the start-up notice say?",
+    "",
+    " * It said:",
+    "     Open ClinePass",
+    "     Press Enter to open, any other key to close",
+    "",
+]
+
 TURN = [" ❯ clean the build directory", "", " * I'll remove the build directory.", ""]
 OLD_PROMPT = [
     " ❯ what does the approval look like?",
@@ -189,6 +213,9 @@ def cases() -> list[tuple[str, Snapshot, str]]:
             ),
         ]
     out.append(("promo-120", screen([], PROMO, 120), "blocked"))
+    out.append(("promo-80", screen([], PROMO_80, 80), "blocked"))
+    for w in (60, 240):
+        out.append((f"notice-quoted-{w}", screen(NOTICE_QUOTED, input_box(w), w), "idle"))
     wide = [" " * 60 + line for line in PROMO]
     out.append(("promo-240", screen([], wide, 240, 50), "blocked"))
     return out
