@@ -50,6 +50,8 @@ SCENARIOS: dict[str, list[str]] = {
               "draft", "gitignore_question"],
     "pi": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_why", "edit_write",
            "write_editor", "question", "interrupt_esc", "draft", "session_cwd"],
+    "cline": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "edit_write",
+              "interrupt_esc", "question", "draft", "promo_popup"],
 }  # fmt: skip
 CASES = [(agent, scen, WIDE) for agent, names in SCENARIOS.items() for scen in names] + [
     (agent, scen, SMALL) for agent in SCENARIOS for scen in ("bash_yes", "draft")

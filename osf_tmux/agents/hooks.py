@@ -87,6 +87,8 @@ class FileChange:
         """Whether writing this change keeps the file as it was beside it."""
         return self.backup and self.before is not None and self.after is not None
 
+    mode: int | None = None  # permissions of a file we create (None: private, 0600)
+
 
 @dataclass
 class Plan:
@@ -171,7 +173,7 @@ def apply(plan: Plan) -> None:
             target.unlink(missing_ok=True)  # a file we created: a link to it stays as it was
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
-            _write(target, change.after, like=target)
+            _write(target, change.after, like=target, mode=change.mode)
         if change.drop_backup:
             backup.unlink(missing_ok=True)
 
@@ -180,11 +182,13 @@ def backup_path(path: Path) -> Path:
     return path.with_name(path.name + BACKUP_SUFFIX)
 
 
-def _write(path: Path, data: bytes, like: Path) -> None:
+def _write(path: Path, data: bytes, like: Path, mode: int | None = None) -> None:
     try:
         mode = like.stat().st_mode & 0o777
     except OSError:
-        mode = 0o600  # settings can hold keys: private unless the person chose otherwise
+        # settings can hold keys: private unless the person chose otherwise (or the file is
+        # an executable hook: `mode`)
+        mode = 0o600 if mode is None else mode
     tmp = path.with_name(f".{path.name}.osf-tmux-{os.getpid()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, mode)
     try:

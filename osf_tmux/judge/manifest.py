@@ -21,7 +21,16 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 STATES = ("blocked", "working", "idle")
-_TOP_KEYS = {"agent", "name", "processes", "process_args", "rule", "description", "answer"}
+_TOP_KEYS = {
+    "agent",
+    "name",
+    "processes",
+    "process_args",
+    "process_not",
+    "rule",
+    "description",
+    "answer",
+}
 _ANSWER_KEYS = {"yes", "no", "option", "note"}
 OPTION_SLOT = "{n}"  # where an [answer] option key takes the option's number
 _RULE_KEYS = {"id", "state", "region", "all", "any", "not", "note"}
@@ -102,6 +111,9 @@ class Manifest:
     rules: tuple[Rule, ...]
     source: str = ""
     answer: Answer | None = None  # None: osf-tmux cannot answer this agent's prompts
+    # A command line with an argument matching one of these is not this agent, whatever its
+    # name (a helper daemon the agent runs from its own binary).
+    process_not: tuple[re.Pattern[str], ...] = ()
 
     def without(
         self, rule_ids: Iterable[str] = (), process_args: Iterable[re.Pattern[str]] = ()
@@ -170,6 +182,11 @@ def parse_manifest(data: Mapping[str, Any], source: str) -> Manifest:
         for source_re in _strings(data.get("process_args", []), "process_args", problems)
         if (pattern := _compile(source_re, problems, None, "process_args")) is not None
     )
+    process_not = tuple(
+        pattern
+        for source_re in _strings(data.get("process_not", []), "process_not", problems)
+        if (pattern := _compile(source_re, problems, None, "process_not")) is not None
+    )
 
     raw_rules = data.get("rule", [])
     if not isinstance(raw_rules, list) or not all(isinstance(r, dict) for r in raw_rules):
@@ -196,7 +213,16 @@ def parse_manifest(data: Mapping[str, Any], source: str) -> Manifest:
 
     if problems.items:
         raise ManifestError(problems.items)
-    return Manifest(agent, display, processes, process_args, tuple(rules), source, answer)
+    return Manifest(
+        agent,
+        display,
+        processes,
+        process_args,
+        tuple(rules),
+        source,
+        answer,
+        process_not=process_not,
+    )
 
 
 def _parse_answer(raw: Any, problems: _Problems) -> Answer | None:

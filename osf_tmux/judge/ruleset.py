@@ -50,12 +50,23 @@ class RuleSet:
             return None
         names = {os.path.basename(args[0])}
         for manifest in self.manifests.values():
-            if names & set(manifest.processes):
+            if names & set(manifest.processes) and not _excluded(manifest, args):
                 return manifest
         for manifest in self.manifests.values():
-            if any(p.search(a) for p in manifest.process_args for a in args):
+            matched = any(p.search(a) for p in manifest.process_args for a in args)
+            if matched and not _excluded(manifest, args):
                 return manifest
         return None
+
+    def disowned(self, argv: Iterable[str]) -> bool:
+        """Whether an agent's manifest disowns this command line (`process_not`: a daemon the
+        agent runs from its own binary). Its bare name must then not bring the agent back."""
+        args = [a for a in argv if a]
+        return any(_excluded(m, args) for m in self.manifests.values())
+
+
+def _excluded(manifest: Manifest, args: list[str]) -> bool:
+    return any(p.search(a) for p in manifest.process_not for a in args)
 
 
 def load_rules(user_dir: Path | None = None, shipped_dir: Path | None = None) -> RuleSet:
