@@ -129,7 +129,10 @@ def test_waiting_line_without_a_box_is_not_blocked(manifest: Manifest) -> None:
     assert not state(snap, manifest).startswith("blocked")
 
 
-DRAFT = "Allow execution of: 'rm'? › 1. Yes, allow once 2. No, suggest changes (esc) (3s · esc to cancel)"
+DRAFT = (
+    "Allow execution of: 'rm'? › 1. Yes, allow once 2. No, suggest changes (esc) "
+    "(3s · esc to cancel)"
+)
 
 
 @pytest.mark.parametrize("cols", [60, 240])
@@ -142,7 +145,8 @@ def test_draft_with_the_prompts_words_is_idle(cols: int, manifest: Manifest) -> 
 
 
 def test_multiline_draft_with_a_numbered_menu_is_idle(manifest: Manifest) -> None:
-    draft = ["─" * 80, ">   Do you trust this folder?", "    › 1. Trust folder", "    2. Don't trust"]
+    draft = ["─" * 80, ">   Do you trust this folder?", "    › 1. Trust folder"]
+    draft.append("    2. Don't trust")
     snap = screen([*TRANSCRIPT, *draft, "─" * 80, "  ? for shortcuts"], 80, 24)
     assert state(snap, manifest) == "idle:None"
 

@@ -29,9 +29,7 @@ INSTALL_NOTES: tuple[str, ...] = ()
 def settings_path(env: Mapping[str, str]) -> str:
     import os
 
-    base = env.get("QWEN_HOME") or os.path.join(
-        env.get("HOME") or os.path.expanduser("~"), ".qwen"
-    )
+    base = env.get("QWEN_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".qwen")
     return os.path.join(base, "settings.json")
 
 

@@ -12,7 +12,10 @@ from tools.agentlab.shapes import Shapes, Ui
 
 # "⠏ Thinking... (3s · esc to cancel)", "(1s · ↓ 28 tokens · esc to cancel)"
 SPINNER = r"esc to cancel\)"
-ASKING = r"Allow execution of|Apply this change\?|Do you want to proceed\?|Waiting for user confirmation"
+ASKING = (
+    r"Allow execution of|Apply this change\?|Do you want to proceed\?"
+    r"|Waiting for user confirmation"
+)
 IDLE = Cue(r"Type your message or @path/to/file", absent=SPINNER + "|" + ASKING, tail=8)
 WORKING = Cue(SPINNER)
 APPROVAL = Cue(r"(?:Allow execution of|Apply this change\?)[\s\S]*Yes, allow once")
