@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
+from osf_tmux.agents.hooks import hooks_table
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Keys
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
@@ -72,6 +74,17 @@ class Qwen(AgentSpec):
             *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
             s.draft(DRAFT_IDLE),
             s.startup_dialog("trust_dialog", "folder trust dialog", TRUST, seed_trust=False),
+            # bash_yes with osf-tmux's hook table installed, each hook logging its payload to
+            # hooks.jsonl in the run directory (`--keep`): which events fire, in which order.
+            s.dialog_turn(
+                "hooks_bash",
+                "shell confirmation approved, osf-tmux's hooks logging their payloads",
+                st.P_BASH,
+                s.blocked(APPROVAL, "Allow execution of: 'rm'? selection"),
+                approve,
+                s.working("approved; command running"),
+                hooks=True,
+            ),
         ]
 
     def launch(
@@ -80,7 +93,7 @@ class Qwen(AgentSpec):
         qwen = dirs.home / ".qwen"
         qwen.mkdir()
         trusted = bool(scenario.options.get("seed_trust", True))
-        settings = {
+        settings: dict[str, object] = {
             "security": {
                 "auth": {"selectedType": "openai"},
                 "folderTrust": {"enabled": not trusted},
@@ -92,6 +105,9 @@ class Qwen(AgentSpec):
             "ide": {"enabled": False, "hasSeenNudge": True},
             "$version": 4,
         }
+        if scenario.options.get("hooks"):
+            log = shlex.quote(str(dirs.root / "hooks.jsonl"))
+            settings["hooks"] = hooks_table("qwen", command=f"cat >> {log}; echo >> {log}")
         (qwen / "settings.json").write_text(json.dumps(settings, indent=1))
         env = self.env(
             dirs,
