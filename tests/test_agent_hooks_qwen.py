@@ -124,3 +124,27 @@ def test_the_events_report_the_states_qwen_means() -> None:
     assert qwen.EVENTS["PermissionRequest"] == "blocked"
     assert qwen.EVENTS["Stop"] == "done"
     assert qwen.NOTIFICATIONS == {"permission_prompt": "blocked", "idle_prompt": "idle"}
+
+
+def test_recorded_payloads_report_the_turn() -> None:
+    """The payloads Qwen Code 0.15.10 sent to the hook table osf-tmux installs, in a lab run of
+    a shell command approved (captures/qwen-0.15.10-lab/hooks_bash-120x32.hooks.jsonl): the
+    permission events come as the box opens, PreToolUse only once it is approved, a second
+    UserPromptSubmit (empty prompt) when the tool result goes back, idle_prompt right after Stop."""
+    from osf_tmux.agents.report import state_for
+
+    path = (
+        Path(__file__).resolve().parent.parent
+        / "captures/qwen-0.15.10-lab/hooks_bash-120x32.hooks.jsonl"
+    )
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line]
+    seen = [(row["event"], state_for("qwen", row["payload"])) for row in lines]
+    assert seen == [
+        ("UserPromptSubmit", "working"),
+        ("PermissionRequest", "blocked"),
+        ("Notification", "blocked"),
+        ("PreToolUse", "working"),
+        ("UserPromptSubmit", "working"),
+        ("Stop", "done"),
+        ("Notification", "idle"),
+    ]
