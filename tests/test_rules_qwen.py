@@ -170,17 +170,21 @@ def test_transcript_quoting_an_old_confirmation_above_an_idle_box(manifest: Mani
 
 
 def test_trust_dialog(manifest: Manifest) -> None:
+    # As 0.15.10 draws it (trust_dialog capture: three columns in), re-laid at 67 columns.
     body = [
-        "Do you trust this folder?",
         "",
-        "Trusting a folder allows Qwen Code to load its local configurations,",
-        "including custom commands, hooks, MCP servers, agent skills and settings.",
+        "Do you trust this folder?",
+        "Trusting a folder allows Qwen Code to execute commands it",
+        "suggests. This is a security feature to prevent accidental",
+        "execution in untrusted directories.",
         "",
         "› 1. Trust folder (proj)",
         "  2. Trust parent folder (w)",
-        "  3. Don't trust",
+        "  3. Don't trust (esc)",
+        "",
     ]
-    assert state(screen(box(body, 80), 80, 24), manifest) == "blocked:selection-dialog"
+    snap = screen([" " + row for row in box(body, 66)], 67, 20)
+    assert state(snap, manifest) == "blocked:selection-dialog"
 
 
 @pytest.mark.parametrize(
