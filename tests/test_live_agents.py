@@ -52,6 +52,8 @@ SCENARIOS: dict[str, list[str]] = {
            "write_editor", "question", "interrupt_esc", "draft", "session_cwd"],
     "cline": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "edit_write",
               "interrupt_esc", "question", "draft", "promo_popup"],
+    "qwen": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "edit_write",
+             "interrupt_esc", "draft", "trust_dialog"],
 }  # fmt: skip
 CASES = [(agent, scen, WIDE) for agent, names in SCENARIOS.items() for scen in names] + [
     (agent, scen, SMALL) for agent in SCENARIOS for scen in ("bash_yes", "draft")
