@@ -12,8 +12,9 @@ import pytest
 from osf_tmux.clock import FakeClock
 from osf_tmux.daemon.loop import Transition
 from osf_tmux.judge.combine import PaneState
+from osf_tmux.judge.question import ask_excerpt, clean
 from osf_tmux.judge.replay import snapshots_at
-from osf_tmux.plugin.notify import Notice, Notifier, NotifyConfig, NullBackend, ask_excerpt, clean
+from osf_tmux.plugin.notify import Notice, Notifier, NotifyConfig, NullBackend
 from osf_tmux.plugin.notify_backends import DesktopBackend, TerminalBackend, osc_bytes
 from osf_tmux.tmux import PaneInfo, ServerSpec, Tmux
 from osf_tmux.vt.snapshot import Snapshot

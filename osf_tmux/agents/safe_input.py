@@ -24,7 +24,14 @@ from osf_tmux.judge.classify import Verdict, classify
 from osf_tmux.judge.combine import Observation, PaneTracker, Report, Timing
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import RuleSet
-from osf_tmux.tmux import PaneInfo, Tmux, TmuxError, list_panes_format, parse_panes
+from osf_tmux.tmux import (
+    NoServerError,
+    PaneInfo,
+    Tmux,
+    TmuxError,
+    list_panes_format,
+    parse_panes,
+)
 
 
 class InputRefused(Exception):
@@ -55,6 +62,8 @@ def look(
     wall = clock.wall()
     try:
         infos = parse_panes(tmux.run("display-message", "-p", "-t", target, list_panes_format()))
+    except NoServerError:
+        raise  # not a missing pane: the caller says which server is not running
     except TmuxError as exc:
         raise InputRefused(f"no pane {target!r} ({exc})") from None
     if not infos or not infos[0].pane_id:  # tmux 3.3a prints empty fields for a missing pane

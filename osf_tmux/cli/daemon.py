@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from osf_tmux.cli.server import pass_server, require_server
 from osf_tmux.daemon.lifecycle import (
     DaemonFiles,
     LifecycleError,
@@ -19,27 +20,14 @@ from osf_tmux.daemon.lifecycle import (
     start,
     stop,
 )
-from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
-
-pass_server = click.make_pass_decorator(ServerSpec, ensure=True)
-
-
-def _require_server(server: ServerSpec) -> Tmux:
-    tmux = Tmux(server)
-    try:
-        tmux.run("display-message", "-p", "#{pid}")
-    except NoServerError:
-        raise click.ClickException(f"no tmux server running for {server.describe()}") from None
-    except TmuxError as exc:
-        raise click.ClickException(str(exc)) from None
-    return tmux
+from osf_tmux.tmux import ServerSpec
 
 
 @click.command("start")
 @pass_server
 def start_cmd(server: ServerSpec) -> None:
     """Start the daemon for this tmux server (nothing happens if it already runs)."""
-    _require_server(server)
+    require_server(server)
     files = DaemonFiles.for_server(server)
     try:
         pid, already = start(server, files)
@@ -114,7 +102,7 @@ def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
     from osf_tmux.plugin.load import config_stamp
     from osf_tmux.plugin.notify_backends import start_notifier
 
-    tmux = _require_server(server)
+    tmux = require_server(server)
     files = DaemonFiles.for_server(server)
     lock = acquire_lock(files)
     if lock is None:
@@ -143,3 +131,6 @@ def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
     daemon.run()
     notifier.close()
     log.info("stopped")
+
+
+COMMANDS = (start_cmd, stop_cmd, status_cmd, daemon_cmd)

@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from osf_tmux.cli.server import no_server, pass_server
 from osf_tmux.daemon.lifecycle import (
     DaemonFiles,
     LifecycleError,
@@ -26,8 +27,6 @@ from osf_tmux.plugin.load import (
     unload,
 )
 from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
-
-pass_server = click.make_pass_decorator(ServerSpec, ensure=True)
 
 
 @click.command("next")
@@ -51,6 +50,8 @@ def next_cmd(server: ServerSpec, client: str | None) -> None:
         tmux.run_many(jump.jump_commands(target.pane_id, client))
         rank = [w.pane_id for w in jump.order(panes)].index(target.pane_id) + 1
         _say(tmux, client, f"osf-tmux: {target.address} {target.state} ({rank} of {len(panes)})")
+    except NoServerError:
+        raise no_server(server) from None
     except TmuxError as exc:
         raise click.ClickException(str(exc)) from None
 

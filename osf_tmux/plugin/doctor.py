@@ -20,7 +20,7 @@ from osf_tmux.daemon import tmux_hooks
 from osf_tmux.daemon.lifecycle import DaemonFiles, read_status, running_pid
 from osf_tmux.plugin import options as po
 from osf_tmux.plugin.load import STATUS_FRAGMENT, WINDOW_FRAGMENT, plugin_log, prefix_bindings
-from osf_tmux.tmux import Tmux, TmuxError
+from osf_tmux.tmux import NoServerError, Tmux, TmuxError
 
 MIN_TMUX = (3, 2)
 LEVELS = ("ok", "info", "warn", "fail")
@@ -37,6 +37,11 @@ class Check:
 def tmux_version(tmux: Tmux) -> list[Check]:
     try:
         version = tmux.run("display-message", "-p", "#{version}").strip()
+    except NoServerError:
+        found = tmux_binary_version()
+        where = tmux.server.describe()
+        return [Check("tmux", "fail", f"no tmux server running for {where} ({found})",
+                      "start tmux, or name the server: osf-tmux -L NAME doctor")]  # fmt: skip
     except TmuxError as exc:
         found = tmux_binary_version()
         return [Check("tmux", "fail", f"no tmux server answers ({found}): {exc}", "start tmux")]
