@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from osf_tmux.daemon.lifecycle import DaemonFiles
+from osf_tmux.tmux import ServerSpec
 from tests.test_plugin_live import OSF_TMUX, ROOT, isolated_env, run_plugin
 from tests.tmux_server import TmuxServer, retry_until
 
@@ -78,10 +80,11 @@ def bootstrap(server: TmuxServer, tmp: Path, fail: bool) -> tuple[Path, dict[str
 
 def test_first_load_installs_then_loads(server: TmuxServer, tmp_path: Path) -> None:
     plugin, env = bootstrap(server, tmp_path, fail=False)
-    log = tmp_path / "home" / "state" / "osf-tmux" / "plugin.log"
+    log = tmp_path / "home" / "state" / "osf-tmux" / "plugin.log"  # the install's, per user
+    loads = DaemonFiles.for_server(ServerSpec(server.socket_name), env).state / "plugin.log"
     try:
         retry_until(
-            lambda: log.exists() and " load: ok" in log.read_text(), timeout=30, what="load"
+            lambda: loads.exists() and " load: ok" in loads.read_text(), timeout=30, what="load"
         )
         text = log.read_text()
         assert "bootstrap: installing" in text and "bootstrap: ok" in text
@@ -113,4 +116,5 @@ def test_failed_install_is_logged_and_doctor_says_so(server: TmuxServer, tmp_pat
         timeout=60,
     )
     assert out.returncode == 1
-    assert "[FAIL] plugin log: the last plugin load failed" in out.stdout
+    assert "[FAIL] plugin install: the plugin could not install osf-tmux" in out.stdout
+    assert f"pipx install {plugin}" in out.stdout  # what works today: not a PyPI name

@@ -21,6 +21,7 @@ import pytest
 from osf_tmux.daemon.lifecycle import DaemonFiles, running_pid
 from osf_tmux.plugin.load import STATUS_FRAGMENT, WINDOW_FRAGMENT
 from osf_tmux.tmux import ServerSpec
+from tests.control_mode import ControlMode
 from tests.live import Feeder
 from tests.tmux_server import TmuxServer, retry_until
 
@@ -56,7 +57,8 @@ class Loaded:
 
     @property
     def log(self) -> Path:
-        return self.home / "state" / "osf-tmux" / "plugin.log"
+        """This server's plugin log (loads, and errors of what its keys run)."""
+        return self.files().state / "plugin.log"
 
     def files(self) -> DaemonFiles:
         return DaemonFiles.for_server(ServerSpec(self.server.socket_name), self.env)
@@ -125,7 +127,9 @@ def test_loaded_twice_changes_nothing_more(loaded: Loaded) -> None:
     assert "failed" not in loaded.log.read_text()
     keys = loaded.tmux("list-keys", "-T", "prefix")
     assert sum("osf-tmux:next" in line for line in keys.splitlines()) == 1
+    assert sum("osf-tmux:menu" in line for line in keys.splitlines()) == 1
     assert re.search(r"-T prefix\s+A\s+run-shell -b .*osf-tmux:next", keys)
+    assert re.search(r"-T prefix\s+W\s+run-shell -b .*osf-tmux:menu", keys)
     right = loaded.tmux("show-options", "-gv", "status-right")
     assert right.count(STATUS_FRAGMENT) == 1 and right.startswith(STATUS_FRAGMENT)
     for name in ("window-status-format", "window-status-current-format"):
@@ -193,6 +197,20 @@ def client(loaded: Loaded) -> Iterator[ControlClient]:
 def test_next_says_so_when_nothing_waits(loaded: Loaded, client: ControlClient) -> None:
     out = loaded.cli("next", "--client", client.name)
     assert out.returncode == 0 and "no agent is waiting" in out.stdout
+
+
+def test_a_key_press_writes_no_log_line(loaded: Loaded) -> None:
+    before = loaded.log.read_text()
+    keys = loaded.tmux("list-keys", "-T", "prefix").splitlines()
+    control = ControlMode(loaded.server)
+    try:
+        for marker in ("osf-tmux:next", "osf-tmux:menu"):
+            line = next(x for x in keys if marker in x)
+            # what the key runs, without -b: the reply comes once the command has finished
+            control.command(line[line.index("run-shell") :].replace("run-shell -b", "run-shell"))
+    finally:
+        control.close()
+    assert loaded.log.read_text() == before
 
 
 def test_doctor_passes_on_a_loaded_server(loaded: Loaded) -> None:

@@ -12,7 +12,7 @@ PLUGIN_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$PLUGIN_DIR/.venv"
 LOCK="$PLUGIN_DIR/.venv.lock"  # one bootstrap at a time (a reload while pip runs)
 STATE_DIR="${XDG_STATE_HOME:-$HOME/.local/state}/osf-tmux"
-LOG="$STATE_DIR/plugin.log"
+LOG="$STATE_DIR/plugin.log"  # the install's (per user); each server's loads: osf-tmux doctor
 
 log() {
 	mkdir -p "$STATE_DIR" && printf '%s %s\n' "$(date '+%Y-%m-%d %H:%M:%S')" "$*" >>"$LOG"
@@ -44,11 +44,11 @@ find_bin() {
 	return 1
 }
 
-load_in_background() {
+load_in_background() {  # what a load does is in its server's own log; errors land here too
 	local bin
 	bin="$(quoted "$1")"
 	mkdir -p "$STATE_DIR"
-	tmux run-shell -b "$bin plugin load --bin $bin >>$(quoted "$LOG") 2>&1"
+	tmux run-shell -b "$bin plugin load --bin $bin >/dev/null 2>>$(quoted "$LOG")"
 }
 
 bootstrap() {

@@ -3,6 +3,7 @@ and typing into their panes safely."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -146,22 +147,36 @@ def send_cmd(server: ServerSpec, pane: str, text: tuple[str, ...]) -> None:
 @click.command("answer")
 @click.argument("pane")
 @click.argument("choice")
+@click.option(
+    "--client", metavar="NAME", help="Tell this tmux client how it went (what the menu does)."
+)
 @pass_server
-def answer_cmd(server: ServerSpec, pane: str, choice: str) -> None:
+def answer_cmd(server: ServerSpec, pane: str, choice: str, client: str | None) -> None:
     """Answer the prompt the agent in PANE waits on: CHOICE is yes, no, or the number of an
     option in its menu. Refused unless the screen shows a prompt right now.
 
     The keys per agent come from the [answer] table of its rules (rules/*.toml)."""
     rules = load_rules(user_rules_dir())
+    tmux = Tmux(server)
     try:
-        keys = safe_input.answer(Tmux(server), rules, pane, choice)
+        keys = safe_input.answer(tmux, rules, pane, choice)
     except safe_input.InputRefused as exc:
+        _tell(tmux, client, f"osf-tmux: nothing typed: {exc}")
         raise click.ClickException(str(exc)) from None
     except NoServerError:
         raise no_server(server) from None
     except TmuxError as exc:
+        _tell(tmux, client, f"osf-tmux: {exc}")
         raise click.ClickException(str(exc)) from None
-    click.echo(f"answered {choice} ({' '.join(keys)})")
+    said = f"answered {choice} ({' '.join(keys)})"
+    _tell(tmux, client, f"osf-tmux: {pane} {said}")
+    click.echo(said)
+
+
+def _tell(tmux: Tmux, client: str | None, message: str) -> None:
+    if client:
+        with contextlib.suppress(TmuxError):
+            tmux.run("display-message", "-c", client, message.replace("#", "##"))
 
 
 COMMANDS = (hooks_group, launch_cmd, send_cmd, answer_cmd)

@@ -1,4 +1,6 @@
-"""The `osf-tmux` entry point: hands the command line to the click group (`app.cli`)."""
+"""The `osf-tmux` entry point. The commands that keys run take the short way (`keys.py`), which
+imports neither click nor the rest of the CLI; everything else goes to the click group
+(`app.cli`)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,11 @@ import sys
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
+    from osf_tmux.cli import keys
+
+    call = keys.parse(args)
+    if call is not None:
+        sys.exit(keys.run(call))
     from osf_tmux.cli.app import cli
 
     cli.main(args, prog_name="osf-tmux")

@@ -64,8 +64,7 @@ def pass_server(func: F) -> F:
 
 
 def no_server(server: ServerSpec) -> click.ClickException:
-    inside = "" if server.args() else " (outside tmux: start tmux, or give -L NAME / -S PATH)"
-    return click.ClickException(f"no tmux server running for {server.describe()}{inside}")
+    return click.ClickException(server.not_running())
 
 
 def require_server(server: ServerSpec) -> Tmux:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import logging
-import logging.handlers
 import os
 import signal
 import subprocess
@@ -15,10 +13,14 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
 
 from osf_tmux.paths import runtime_dir, state_dir
 from osf_tmux.tmux import ServerSpec
+
+# What a key press imports is most of what it costs (cli/keys.py): `typing` only for mypy.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 
 class LifecycleError(RuntimeError):
@@ -139,6 +141,8 @@ def stop(files: DaemonFiles, wait: float = 10.0) -> int | None:
 
 
 def setup_logging(files: DaemonFiles, also: TextIO | None = None, debug: bool = False) -> None:
+    import logging.handlers  # here: `next` and `menu` read the status file and log nothing
+
     files.state.mkdir(parents=True, exist_ok=True)
     root = logging.getLogger("osf_tmux")
     root.setLevel(logging.DEBUG if debug else logging.INFO)

@@ -9,12 +9,11 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+# What a key press imports is most of what it costs (cli/keys.py): `typing` only for mypy.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 OPTION_SLOT = "{n}"  # where an [answer] option key takes the option's number
 _ANSWER_KEYS = {"yes", "no", "option", "note"}
@@ -99,6 +98,11 @@ def answer_tables(agents: Iterable[str], directories: Iterable[Path]) -> dict[st
 
 
 def _toml(path: Path) -> dict[str, Any] | None:
+    # Here, not at the top: the menu reads a manifest only when some agent is blocked.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):

@@ -6,11 +6,16 @@ daemon's status file only orders them: longest waiting first."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from osf_tmux.tmux import SEP, Tmux
+from osf_tmux.tmux import SEP, Tmux, TmuxError
+
+# What a key press imports is most of what it costs (cli/keys.py): `typing` only for mypy.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The states worth a jump, most urgent first.
 WAITING = ("blocked", "done")
@@ -72,6 +77,35 @@ def waiting_panes(
             if state in WAITING:
                 panes.append(Waiting(pane_id, address, state, since.get(pane_id, float("inf"))))
     return panes, now
+
+
+def go_next(tmux: Tmux, status: Mapping[str, Any] | None, running: bool, client: str | None) -> str:
+    """Move `client` (default: the current one) to the next waiting pane, or say that none
+    waits; the message it was shown. Two tmux calls: one to look, one to move and say so."""
+    panes, current = waiting_panes(tmux, client, since_times(status))
+    target = pick(panes, current)
+    if target is None:
+        note = "" if running else " (the daemon is not running: osf-tmux doctor)"
+        message = f"osf-tmux: no agent is waiting{note}"
+        say(tmux, client, message, [])
+        return message
+    rank = [w.pane_id for w in order(panes)].index(target.pane_id) + 1
+    message = f"osf-tmux: {target.address} {target.state} ({rank} of {len(panes)})"
+    say(tmux, client, message, jump_commands(target.pane_id, client))
+    return message
+
+
+def say(tmux: Tmux, client: str | None, message: str, before: list[list[str]]) -> None:
+    """Run `before`, then show `message` on the client, in one tmux call. Without a client
+    named and none current (a terminal outside tmux), the message alone is left out."""
+    shown = ["display-message", *(["-c", client] if client else []), message.replace("#", "##")]
+    if client:
+        tmux.run_many([*before, shown])
+        return
+    if before:
+        tmux.run_many(before)
+    with contextlib.suppress(TmuxError):
+        tmux.run(*shown)
 
 
 def jump_commands(pane_id: str, client: str | None) -> list[list[str]]:

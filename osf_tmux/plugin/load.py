@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,13 +21,19 @@ from osf_tmux.tmux import SEP, Tmux, TmuxError
 STATUS_FRAGMENT = "#{E:@osf-status-format}"
 WINDOW_FRAGMENT = "#{E:@osf-window-format}"
 WINDOW_OPTIONS = ("window-status-format", "window-status-current-format")
-KEY_MARKER = "osf-tmux:next"
+KEY_MARKER_PREFIX = "osf-tmux:"  # the end of our key bindings: osf-tmux:next, osf-tmux:menu
 NO_KEY = ("", "none", "off")
 
 
-def plugin_log(env: Mapping[str, str] | None = None) -> Path:
-    """The log the plugin's bootstrap and every load append to (one per user, not per server:
-    it belongs to the plugin install). The same path as tmux/osf.tmux computes."""
+def plugin_log(state_dir: Path) -> Path:
+    """The log of this server's plugin loads (and of errors of what its keys run), beside the
+    daemon's files for the same server: `doctor` shows this server's last load, not another's."""
+    return state_dir / "plugin.log"
+
+
+def install_log(env: Mapping[str, str] | None = None) -> Path:
+    """The log of the plugin's first-load install (tmux/osf.tmux computes the same path): one
+    per user, since the venv it installs belongs to the plugin directory, not to a server."""
     env = os.environ if env is None else env
     base = env.get("XDG_STATE_HOME") or str(
         Path(env.get("HOME", "~")).expanduser() / ".local" / "state"
@@ -38,6 +45,24 @@ def log_line(path: Path, event: str, detail: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a") as f:
         f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {event}: {detail}\n")
+
+
+def own_command(argv0: str | None = None) -> list[str]:
+    """How a tmux run-shell runs this very osf-tmux again: its absolute path (a relative one,
+    `.venv/bin/osf-tmux`, would not resolve from run-shell's directory), or this interpreter
+    with `-m osf_tmux` when it was started that way."""
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    runnable = os.path.isfile(argv0) and os.access(argv0, os.X_OK)
+    if runnable and os.path.basename(argv0) != "__main__.py":
+        return [os.path.abspath(argv0)]
+    return [sys.executable, "-m", "osf_tmux"]
+
+
+def shell_line(command: list[str], args: list[str], log: Path) -> str:
+    """A sh command line for run-shell: the program's messages go to tmux itself (or nowhere),
+    its errors to this server's plugin log. `#` is doubled: run-shell expands formats."""
+    words = " ".join([shlex.join(command + args), f">/dev/null 2>>{shlex.quote(str(log))}"])
+    return _literal(words)
 
 
 # ---- placement (pure) ----------------------------------------------------------------------
@@ -85,16 +110,30 @@ def read_formats(tmux: Tmux) -> dict[str, str]:
     return dict(zip(names, out.rstrip("\n").split(SEP), strict=True))
 
 
-# ---- the jump key --------------------------------------------------------------------------
+# ---- the keys ------------------------------------------------------------------------------
 
 
-def next_binding(binary: str, log: Path) -> str:
-    """The run-shell command bound to the key. run-shell expands formats, so a `#` of ours is
-    doubled; `#{q:client_name}` names the client that pressed the key, quoted for sh."""
-    return (
-        f"{_literal(shlex.quote(binary))} next --client #{{q:client_name}} "
-        f">>{_literal(shlex.quote(str(log)))} 2>&1 ##{KEY_MARKER}"
-    )
+@dataclass(frozen=True)
+class Key:
+    """A prefix key the plugin binds: the option naming it, and what it runs."""
+
+    option: str
+    action: str  # the osf-tmux command the key runs (with --client)
+
+    @property
+    def marker(self) -> str:
+        return f"{KEY_MARKER_PREFIX}{self.action}"
+
+
+KEYS = (Key("@osf-key-next", "next"), Key("@osf-key-menu", "menu"))
+
+
+def key_binding(key: Key, command: list[str], log: Path) -> str:
+    """The run-shell command bound to `key`. `#{q:client_name}` names the client that pressed
+    the key, quoted for sh; the marker (a shell comment) makes the binding recognisably ours."""
+    line = shell_line(command, [key.action, "--client"], log)
+    head, redirect = line.split(" >/dev/null ", 1)
+    return f"{head} #{{q:client_name}} >/dev/null {redirect} ##{key.marker}"
 
 
 def _literal(text: str) -> str:
@@ -108,7 +147,10 @@ class Binding:
 
     @property
     def ours(self) -> bool:
-        return KEY_MARKER in self.command
+        return KEY_MARKER_PREFIX in self.command
+
+    def runs(self, key: Key) -> bool:
+        return self.command.endswith(key.marker) or f'{key.marker}"' in self.command
 
 
 _BIND = re.compile(r"^bind-key\s+(?:-r\s+)?-T\s+prefix\s+(?P<key>\S+)\s+(?P<command>.*)$")
@@ -133,23 +175,40 @@ def _unescape_key(token: str) -> str:
 
 
 def key_commands(
-    key: str, override: bool, bindings: list[Binding], binary: str, log: Path
-) -> tuple[list[list[str]], str | None]:
-    """Commands that bind `key` to the jump (dropping our binding on any other key), and a
-    warning when the key is someone else's and we were not asked to take it."""
-    out = [["unbind-key", "-T", "prefix", b.key] for b in bindings if b.ours and b.key != key]
-    if key.strip().lower() in NO_KEY:
-        out += [["unbind-key", "-T", "prefix", b.key] for b in bindings if b.ours and b.key == key]
-        return out, None
-    theirs = [b for b in bindings if b.key == key and not b.ours]
-    if theirs and not override:
-        return out, (
-            f"prefix + {key} is already bound ({theirs[0].command[:60]}); osf-tmux left it. "
-            "Choose another key with @osf-key-next, or set @osf-key-override on"
-        )
-    command = next_binding(binary, log)
-    out.append(["bind-key", "-T", "prefix", key, "run-shell", "-b", command])
-    return out, None
+    values: Mapping[str, str], bindings: list[Binding], command: list[str], log: Path
+) -> tuple[list[list[str]], list[str], dict[str, str]]:
+    """Commands that bind each key to what its option names (dropping our binding of it on
+    any other key), warnings for keys that are someone else's (we were not asked to take
+    them), and the keys bound, by action."""
+    override = po.is_on(values.get("@osf-key-override", "off"))
+    unbind: list[list[str]] = []
+    bind: list[list[str]] = []
+    warnings: list[str] = []
+    bound: dict[str, str] = {}
+    for key in KEYS:
+        name = values.get(key.option, po.BY_NAME[key.option].default).strip()
+        off = name.lower() in NO_KEY
+        unbind += [
+            ["unbind-key", "-T", "prefix", b.key]
+            for b in bindings
+            if b.runs(key) and (off or b.key != name)
+        ]
+        if off:
+            continue
+        theirs = [b for b in bindings if b.key == name and not b.ours]
+        taken = next((a for a, k in bound.items() if k == name), None)
+        if taken is not None:
+            warnings.append(f"{key.option} is {name}, the key osf-tmux {taken} already has")
+        elif theirs and not override:
+            warnings.append(
+                f"prefix + {name} is already bound ({theirs[0].command[:60]}); osf-tmux left "
+                f"it. Choose another key with {key.option}, or set @osf-key-override on"
+            )
+        else:
+            binding = key_binding(key, command, log)
+            bind.append(["bind-key", "-T", "prefix", name, "run-shell", "-b", binding])
+            bound[key.action] = name
+    return unbind + bind, warnings, bound
 
 
 # ---- load / unload -------------------------------------------------------------------------
@@ -158,36 +217,31 @@ def key_commands(
 @dataclass
 class LoadResult:
     warnings: list[str] = field(default_factory=list)
-    key: str | None = None
+    keys: dict[str, str] = field(default_factory=dict)  # action -> key bound
     placed: list[str] = field(default_factory=list)
 
 
-def load(tmux: Tmux, binary: str, log: Path) -> LoadResult:
-    """Defaults, formats and key; the daemon is started by the caller."""
+def load(tmux: Tmux, command: list[str], log: Path) -> LoadResult:
+    """Defaults, formats and keys; the daemon is started by the caller. `command` runs this
+    osf-tmux (`own_command()`); @osf-bin, when set, names another one."""
     result = LoadResult()
     tmux.run_many(po.default_commands())
     values = po.read_values(tmux)
     result.warnings += po.problems(values)
     if values.get("@osf-bin", "").strip():
-        binary = values["@osf-bin"].strip()
+        command = [values["@osf-bin"].strip()]
     commands = placement_commands(values, read_formats(tmux))
     result.placed = [c[2] for c in commands]
     listing = tmux.run("list-keys", "-T", "prefix")
-    key = values.get("@osf-key-next", "A").strip()
-    keys, warning = key_commands(
-        key, po.is_on(values.get("@osf-key-override", "off")), prefix_bindings(listing), binary, log
-    )
-    if warning:
-        result.warnings.append(warning)
-    elif key.lower() not in NO_KEY:
-        result.key = key
+    keys, warnings, result.keys = key_commands(values, prefix_bindings(listing), command, log)
+    result.warnings += warnings
     if commands + keys:
         tmux.run_many(commands + keys)
     return result
 
 
 def unload(tmux: Tmux) -> None:
-    """Take out what `load` placed: formats, our key binding. The user's own options stay."""
+    """Take out what `load` placed: formats, our key bindings. The user's own options stay."""
     off = {"@osf-status-placement": "off", "@osf-window-placement": "off"}
     commands = placement_commands(off, read_formats(tmux))
     bindings = prefix_bindings(tmux.run("list-keys", "-T", "prefix"))

@@ -41,6 +41,11 @@ OPTIONS: tuple[Option, ...] = (
         "@osf-key-next", "A", "prefix key that jumps to the next waiting agent (`none`: no key)"
     ),
     Option(
+        "@osf-key-menu",
+        "W",
+        "prefix key that opens the overview of every agent, to jump or answer (`none`: no key)",
+    ),
+    Option(
         "@osf-key-override",
         "off",
         "take the key even when something else is bound to it",
