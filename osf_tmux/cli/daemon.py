@@ -20,7 +20,7 @@ from osf_tmux.daemon.lifecycle import (
     start,
     stop,
 )
-from osf_tmux.tmux import ServerSpec
+from osf_tmux.tmux import ServerSpec, Tmux, TmuxError
 
 
 @click.command("start")
@@ -39,13 +39,27 @@ def start_cmd(server: ServerSpec) -> None:
 @click.command("stop")
 @pass_server
 def stop_cmd(server: ServerSpec) -> None:
-    """Stop the daemon: pipes closed, osf options removed from tmux."""
+    """Stop the daemon: pipes closed, its options and hooks taken out of tmux.
+
+    With the tmux plugin loaded, its formats, keys and options stay (and say so); take them
+    out too with: osf-tmux plugin unload --stop."""
+    from osf_tmux.plugin.load import loaded_parts
+
     files = DaemonFiles.for_server(server)
     try:
         pid = stop(files)
     except LifecycleError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo("osf-tmux daemon was not running" if pid is None else f"stopped (pid {pid})")
+    try:
+        parts = loaded_parts(Tmux(server))
+    except TmuxError:
+        return  # no server: nothing of the plugin can stay
+    if parts:
+        click.echo(
+            f"the plugin stays loaded: {', '.join(parts)} (the keys say the daemon is not "
+            "running; take all of it out: osf-tmux plugin unload --stop)"
+        )
 
 
 @click.command("status")

@@ -157,15 +157,21 @@ def load_cmd(server: ServerSpec, binary: str | None, no_daemon: bool) -> None:
 @click.option("--stop", "stop_daemon", is_flag=True, help="Stop the daemon too.")
 @pass_server
 def unload_cmd(server: ServerSpec, stop_daemon: bool) -> None:
-    """Take the status formats and the key bindings out again (your own options stay)."""
+    """Take out what `plugin load` put in: the status formats, the key bindings and the
+    options still at their defaults (a value you set stays). With --stop, the daemon too
+    (its pipes, options and hooks): tmux is as it was."""
     try:
-        unload(Tmux(server))
-        if stop_daemon:
-            stop(DaemonFiles.for_server(server))
+        gone = unload(Tmux(server))
+        pid = stop(DaemonFiles.for_server(server)) if stop_daemon else None
     except NoServerError:
         raise no_server(server) from None
     except (TmuxError, LifecycleError) as exc:
         raise click.ClickException(str(exc)) from None
+    click.echo(f"taken out: {', '.join(gone)}" if gone else "nothing of the plugin was loaded")
+    if pid is not None:
+        click.echo(f"daemon stopped (pid {pid})")
+    elif not stop_daemon and running_pid(DaemonFiles.for_server(server)) is not None:
+        click.echo("the daemon still runs (osf-tmux stop, or plugin unload --stop)")
 
 
 COMMANDS = (next_cmd, menu_cmd, list_cmd, doctor_cmd, plugin_group)

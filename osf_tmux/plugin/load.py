@@ -240,14 +240,41 @@ def load(tmux: Tmux, command: list[str], log: Path) -> LoadResult:
     return result
 
 
-def unload(tmux: Tmux) -> None:
-    """Take out what `load` placed: formats, our key bindings. The user's own options stay."""
+def unload(tmux: Tmux) -> list[str]:
+    """Take out everything `load` put in: the formats it placed, its key bindings, and each
+    option it defaulted that still holds its default (a value you set stays). What was
+    taken out, for the message."""
     off = {"@osf-status-placement": "off", "@osf-window-placement": "off"}
     commands = placement_commands(off, read_formats(tmux))
-    bindings = prefix_bindings(tmux.run("list-keys", "-T", "prefix"))
-    commands += [["unbind-key", "-T", "prefix", b.key] for b in bindings if b.ours]
+    gone = [f"the osf-tmux format in {c[2]}" for c in commands]
+    bindings = [b for b in prefix_bindings(tmux.run("list-keys", "-T", "prefix")) if b.ours]
+    commands += [["unbind-key", "-T", "prefix", b.key] for b in bindings]
+    gone += [f"prefix + {b.key}" for b in bindings]
+    values = po.read_values(tmux)
+    defaulted = [o.name for o in po.OPTIONS if values.get(o.name) == o.default]
+    commands += [["set-option", "-gqu", name] for name in defaulted]
+    if defaulted:
+        gone.append(f"{len(defaulted)} @osf-* options at their defaults")
     if commands:
         tmux.run_many(commands)
+    return gone
+
+
+def loaded_parts(tmux: Tmux) -> list[str]:
+    """What of the plugin is in this server now: placed formats, key bindings, options set."""
+    formats = read_formats(tmux)
+    parts = [f"the format in {n}" for n, v in formats.items() if _ours_in(v)]
+    keys = [b for b in prefix_bindings(tmux.run("list-keys", "-T", "prefix")) if b.ours]
+    parts += [f"prefix + {b.key}" for b in keys]
+    shown = "\n" + tmux.run("show-options", "-g")
+    options = [o.name for o in po.OPTIONS if f"\n{o.name} " in shown]
+    if options:
+        parts.append(f"{len(options)} @osf-* options")
+    return parts
+
+
+def _ours_in(value: str) -> bool:
+    return STATUS_FRAGMENT in value or WINDOW_FRAGMENT in value
 
 
 def tell_clients(tmux: Tmux, message: str) -> None:
