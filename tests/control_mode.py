@@ -110,14 +110,20 @@ class Terminal:
     client shows (status line, menus, colours) is read back with capture-pane."""
 
     def __init__(
-        self, inner: TmuxServer, outer: TmuxServer, cols: int = 120, rows: int = 32
+        self,
+        inner: TmuxServer,
+        outer: TmuxServer,
+        cols: int = 120,
+        rows: int = 32,
+        term: str | None = None,
     ) -> None:
         self.inner = inner
         self.outer = outer
         before = set(self._clients())
-        # The client must not think it is nested (TMUX unset) and must see a capable terminal.
-        attach = ["env", "-u", "TMUX", "-u", "TMUX_PANE", inner.tmux, "-L", inner.socket_name,
-                  "attach", "-t", "osf-base"]  # fmt: skip
+        # The client must not think it is nested (TMUX unset); `term` is the terminal it takes
+        # the outer pane for (default: what the outer server says, `screen`: 8 colours).
+        attach = ["env", "-u", "TMUX", "-u", "TMUX_PANE", *([f"TERM={term}"] if term else []),
+                  inner.tmux, "-L", inner.socket_name, "attach", "-t", "osf-base"]  # fmt: skip
         self.pane = outer.new_pane(attach, cols, rows)
         self.name = retry_until(
             lambda: next(iter(set(self._clients()) - before), None), timeout=10, what="client"

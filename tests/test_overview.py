@@ -56,7 +56,7 @@ def answer(pane_id: str, choice: str) -> str:
 def items(
     panes: list[AgentPane], width: int = 120, height: int = 40, **values: str
 ) -> list[MenuItem]:
-    options = {"@osf_daemon_pid": "1", "@osf-color-blocked": "red", "@osf-icon-blocked": "●"}
+    options = {"@osf_daemon_pid": "1", "@osf-style-blocked": "fg=red", "@osf-icon-blocked": "●"}
     seen = Overview(order(panes), View("%9", width, height), {**options, **values})
     return menu_items(seen, {"claude": CLAUDE, "aider": None}, answer, 160.0, "/dev/pts/3")
 

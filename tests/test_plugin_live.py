@@ -240,9 +240,9 @@ def blocked(loaded: Loaded, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 def test_status_line_and_window_list_show_a_blocked_agent(loaded: Loaded, blocked: Feeder) -> None:
     right = loaded.tmux("display-message", "-p", "-t", blocked.pane, "#{E:status-right}")
-    assert right.startswith("#[fg=red bold]● 1 blocked#[default] ")
+    assert right.startswith("#[fg=brightwhite bg=red bold] ● 1 blocked #[default] ")
     window = loaded.tmux("display-message", "-p", "-t", blocked.pane, "#{E:window-status-format}")
-    assert window.rstrip("\n").endswith("#[fg=red bold]●#[default]")
+    assert window.rstrip("\n").endswith("#[fg=brightwhite bg=red bold]●#[default]")
     other = loaded.tmux("display-message", "-p", "-t", "osf-base:", "#{E:window-status-format}")
     assert "●" not in other
 

@@ -13,9 +13,11 @@ from osf_tmux.plugin.load import (
     Binding,
     key_binding,
     key_commands,
+    length_commands,
     own_command,
     placement_commands,
     prefix_bindings,
+    unraise_commands,
 )
 
 TMUX_DEFAULTS = {
@@ -166,3 +168,24 @@ def test_every_option_is_documented_in_the_readme() -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     missing = [o.name for o in po.OPTIONS if f"`{o.name}`" not in readme]
     assert not missing, f"README lacks {missing}"
+
+
+def test_status_right_length_raised_from_tmux_default_only_and_put_back() -> None:
+    width = po.STATUS_WIDTH
+    commands, warning = length_commands(40, 20)  # tmux's own status-right, a short title
+    assert warning is None
+    assert commands == [  # room for the longest title tmux's own shows (21 columns) too
+        ["set-option", "-g", "status-right-length", str(40 + width)],
+        ["set-option", "-g", "@osf_status_right_length", f"40 {40 + width}"],
+    ]
+    assert length_commands(40, 60)[0][0][3] == str(60 + width)  # a long status-right of yours
+    assert length_commands(80, 39) == ([], None)  # room enough
+    commands, warning = length_commands(50, 39)  # the user's own length: only said
+    assert commands == [] and warning and f"set -g status-right-length {39 + width}" in warning
+    raised = f"40 {40 + width}"
+    assert unraise_commands(40 + width, raised) == [
+        ["set-option", "-gu", "@osf_status_right_length"],
+        ["set-option", "-gu", "status-right-length"],
+    ]
+    assert unraise_commands(100, raised) == [["set-option", "-gu", "@osf_status_right_length"]]
+    assert unraise_commands(40, "") == []

@@ -22,10 +22,14 @@ from osf_tmux.daemon.lifecycle import DaemonFiles, read_status, running_pid
 from osf_tmux.plugin import options as po
 from osf_tmux.plugin.load import (
     STATUS_FRAGMENT,
+    TMUX_RIGHT_LENGTH,
     WINDOW_FRAGMENT,
     install_log,
     plugin_log,
     prefix_bindings,
+    read_formats,
+    right_width,
+    too_short,
 )
 from osf_tmux.tmux import NoServerError, Tmux, TmuxError
 
@@ -253,7 +257,24 @@ def plugin(tmux: Tmux) -> list[Check]:
         )
     elif WINDOW_FRAGMENT not in formats and po.is_on(values.get("@osf-window-placement", "on")):
         checks.append(Check("plugin", "info", "windows are not marked (window format rewritten)"))
+    checks += _right_length(tmux)
     return checks
+
+
+def _right_length(tmux: Tmux) -> list[Check]:
+    """Room in status-right for the counts, when they are placed there."""
+    try:
+        formats = read_formats(tmux)
+        if STATUS_FRAGMENT not in formats["status-right"]:
+            return []
+        length = int(formats["status-right-length"] or TMUX_RIGHT_LENGTH)
+        needed = right_width(tmux, formats["status-right"]) + po.STATUS_WIDTH
+    except (TmuxError, ValueError):
+        return []
+    if length >= needed:
+        return []
+    return [Check("plugin", "warn", too_short(length, needed),
+                  f"set -g status-right-length {needed}")]  # fmt: skip
 
 
 _EVENT = re.compile(r"^(?P<when>\S+ \S+) (?P<event>\w[\w-]*): (?P<detail>.*)$")

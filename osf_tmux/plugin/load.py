@@ -21,6 +21,7 @@ from osf_tmux.tmux import SEP, Tmux, TmuxError
 STATUS_FRAGMENT = "#{E:@osf-status-format}"
 WINDOW_FRAGMENT = "#{E:@osf-window-format}"
 WINDOW_OPTIONS = ("window-status-format", "window-status-current-format")
+FORMAT_OPTIONS = ("status-left", "status-right", *WINDOW_OPTIONS)
 KEY_MARKER_PREFIX = "osf-tmux:"  # the end of our key bindings: osf-tmux:next, osf-tmux:menu
 NO_KEY = ("", "none", "off")
 
@@ -104,8 +105,56 @@ def placement_commands(values: Mapping[str, str], current: Mapping[str, str]) ->
     return [["set-option", "-g", n, v] for n, v in wanted.items() if v != current[n]]
 
 
+# ---- status-right-length ------------------------------------------------------------------
+
+TMUX_RIGHT_LENGTH = 40  # tmux's default status-right-length
+# Set by `load` when it raised status-right-length from tmux's default: "WAS NOW", so that
+# `unload` can put it back (unless it was changed since).
+RAISED = "@osf_status_right_length"
+_STYLE_RUN = re.compile(r"#\[[^\]]*\]")
+
+
+def right_width(tmux: Tmux, status_right: str) -> int:
+    """How many columns `status_right` (without our format) shows now."""
+    text = tmux.run("display-message", "-p", "--", unplaced(status_right, STATUS_FRAGMENT) or " ")
+    return len(_STYLE_RUN.sub("", text.rstrip("\n")))
+
+
+def too_short(length: int, needed: int) -> str:
+    return (
+        f"status-right-length is {length}: with agents waiting, status-right needs about "
+        f"{needed} columns and its end (the clock) is cut"
+    )
+
+
+def length_commands(length: int, shown: int) -> tuple[list[list[str]], str | None]:
+    """Make room for the counts in status-right: with tmux's default length, raise it (and
+    remember that); a length of the user's own that is too short is only said."""
+    needed = shown + po.STATUS_WIDTH
+    if length >= needed:
+        return [], None
+    if length == TMUX_RIGHT_LENGTH:
+        # the most tmux's own status-right shows (a 21-column title) plus the counts
+        raised = max(needed, TMUX_RIGHT_LENGTH + po.STATUS_WIDTH)
+        return [
+            ["set-option", "-g", "status-right-length", str(raised)],
+            ["set-option", "-g", RAISED, f"{length} {raised}"],
+        ], None
+    return [], f"{too_short(length, needed)}: set -g status-right-length {needed}"
+
+
+def unraise_commands(length: int, raised: str) -> list[list[str]]:
+    """Put status-right-length back to tmux's default if `load` raised it and it still is."""
+    if not raised:
+        return []
+    out = [["set-option", "-gu", RAISED]]
+    if raised.split()[-1:] == [str(length)]:
+        out.append(["set-option", "-gu", "status-right-length"])
+    return out
+
+
 def read_formats(tmux: Tmux) -> dict[str, str]:
-    names = ("status-left", "status-right", *WINDOW_OPTIONS)
+    names = ("status-left", "status-right", *WINDOW_OPTIONS, "status-right-length", RAISED)
     out = tmux.run("display-message", "-p", SEP.join(f"#{{{n}}}" for n in names))
     return dict(zip(names, out.rstrip("\n").split(SEP), strict=True))
 
@@ -230,8 +279,14 @@ def load(tmux: Tmux, command: list[str], log: Path) -> LoadResult:
     result.warnings += po.problems(values)
     if values.get("@osf-bin", "").strip():
         command = [values["@osf-bin"].strip()]
-    commands = placement_commands(values, read_formats(tmux))
+    formats = read_formats(tmux)
+    commands = placement_commands(values, formats)
     result.placed = [c[2] for c in commands]
+    if values.get("@osf-status-placement", "right").strip().lower() == "right":
+        length = int(formats["status-right-length"] or TMUX_RIGHT_LENGTH)
+        room, warning = length_commands(length, right_width(tmux, formats["status-right"]))
+        commands += room
+        result.warnings += [warning] if warning else []
     listing = tmux.run("list-keys", "-T", "prefix")
     keys, warnings, result.keys = key_commands(values, prefix_bindings(listing), command, log)
     result.warnings += warnings
@@ -245,8 +300,14 @@ def unload(tmux: Tmux) -> list[str]:
     option it defaulted that still holds its default (a value you set stays). What was
     taken out, for the message."""
     off = {"@osf-status-placement": "off", "@osf-window-placement": "off"}
-    commands = placement_commands(off, read_formats(tmux))
+    formats = read_formats(tmux)
+    commands = placement_commands(off, formats)
     gone = [f"the osf-tmux format in {c[2]}" for c in commands]
+    length = int(formats["status-right-length"] or TMUX_RIGHT_LENGTH)
+    back = unraise_commands(length, formats[RAISED])
+    commands += back
+    if len(back) > 1:
+        gone.append("the status-right-length it raised")
     bindings = [b for b in prefix_bindings(tmux.run("list-keys", "-T", "prefix")) if b.ours]
     commands += [["unbind-key", "-T", "prefix", b.key] for b in bindings]
     gone += [f"prefix + {b.key}" for b in bindings]
@@ -263,7 +324,7 @@ def unload(tmux: Tmux) -> list[str]:
 def loaded_parts(tmux: Tmux) -> list[str]:
     """What of the plugin is in this server now: placed formats, key bindings, options set."""
     formats = read_formats(tmux)
-    parts = [f"the format in {n}" for n, v in formats.items() if _ours_in(v)]
+    parts = [f"the format in {n}" for n in FORMAT_OPTIONS if _ours_in(formats[n])]
     keys = [b for b in prefix_bindings(tmux.run("list-keys", "-T", "prefix")) if b.ours]
     parts += [f"prefix + {b.key}" for b in keys]
     shown = "\n" + tmux.run("show-options", "-g")

@@ -12,6 +12,7 @@ names, and commands hold only pane ids, answer choices and our own paths."""
 
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 import time
@@ -36,14 +37,15 @@ STATES = ("blocked", "done", "working", "idle")  # most urgent first
 ICONS = {"working": "◐", "idle": "○"}  # blocked and done: @osf-icon-blocked / @osf-icon-done
 # Item keys: digits, then letters; tmux menus keep q (close) and j k g G (move) for themselves.
 MENU_KEYS = "123456789abcdefhilmnoprstuvwxyz"
+_STYLE = re.compile(r"^[\w#=, -]+$")  # a tmux style option's value, nothing that ends `#[`
 _PANE_HEAD = "OSFAGENT" + SEP
 _VIEW_HEAD = "OSFVIEW" + SEP
 _OPTIONS_HEAD = "OSFOPTS" + SEP
 _MENU_OPTIONS = (
     "@osf-icon-blocked",
     "@osf-icon-done",
-    "@osf-color-blocked",
-    "@osf-color-done",
+    "@osf-style-blocked",
+    "@osf-style-done",
     "@osf_daemon_pid",
 )
 
@@ -326,10 +328,11 @@ def menu_command(items: Sequence[MenuItem], heading: str, client: str | None) ->
 
 
 def _icon(state: str, values: Mapping[str, str]) -> tuple[str, str]:
+    """The state's icon and the style of its badge (the status line's), if it is one."""
     if state in ("blocked", "done"):
         icon = values.get(f"@osf-icon-{state}") or ("●" if state == "blocked" else "✔")
-        colour = values.get(f"@osf-color-{state}", "")
-        return icon, (f"#[fg={_literal(colour)}]" if colour.replace("#", "").isalnum() else "")
+        style = values.get(f"@osf-style-{state}", "")
+        return icon, (f"#[{_literal(style)}]" if _STYLE.match(style) else "")
     return ICONS.get(state, "?"), ""
 
 
