@@ -8,6 +8,7 @@ background, the log, the messages, loading afterwards, and a failure `doctor` re
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -45,6 +46,7 @@ def plugin_copy(tmp: Path) -> Path:
     (plugin / "tmux").mkdir(parents=True)
     shutil.copy2(ROOT / "osf-tmux.tmux", plugin)
     shutil.copy2(ROOT / "tmux" / "osf.tmux", plugin / "tmux")
+    shutil.copytree(ROOT / "bin", plugin / "bin")
     return plugin
 
 
@@ -87,8 +89,14 @@ def test_first_load_installs_then_loads(server: TmuxServer, tmp_path: Path) -> N
             lambda: loads.exists() and " load: ok" in loads.read_text(), timeout=30, what="load"
         )
         text = log.read_text()
-        assert "bootstrap: installing" in text and "bootstrap: ok" in text
+        assert "bootstrap: installing" in text
+        assert f"bootstrap: ok: the command is {plugin}/bin/osf-tmux" in text
         assert (plugin / ".venv" / "bin" / "osf-tmux").exists()
+        # what a TPM user runs (osf-tmux is not on their PATH): the plugin's bin/osf-tmux
+        out = subprocess.run([str(plugin / "bin" / "osf-tmux"), "-L", server.socket_name,
+                              "doctor", "--json"], env=env, capture_output=True, text=True,
+                             timeout=60)  # fmt: skip
+        assert {"tmux", "daemon", "plugin"} <= {c["name"] for c in json.loads(out.stdout)}
         retry_until(lambda: not (plugin / ".venv.lock").exists(), timeout=10, what="unlock")
         keys = server.cmd("list-keys", "-T", "prefix")
         assert str(plugin / ".venv" / "bin" / "osf-tmux") in keys

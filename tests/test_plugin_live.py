@@ -222,6 +222,25 @@ def test_doctor_passes_on_a_loaded_server(loaded: Loaded) -> None:
     assert not [c for c in checks if c["level"] == "fail"]
 
 
+def test_doctor_runs_from_the_command_prompt(loaded: Loaded) -> None:
+    """prefix + : osf-doctor (a command alias) shows doctor's output in the current pane."""
+    assert "osf-doctor=run-shell -b" in loaded.tmux("show-options", "-s", "command-alias")
+    control = ControlMode(loaded.server)
+    try:
+        control.command("osf-doctor")
+        retry_until(
+            lambda: (
+                loaded.tmux("display-message", "-p", "-t", "osf-base:", "#{pane_mode}").strip()
+                == "view-mode"
+            ),
+            timeout=20,
+            what="doctor's output in view mode",
+        )
+        control.command("send-keys -t osf-base: -X cancel")
+    finally:
+        control.close()
+
+
 @pytest.fixture(scope="module")
 def blocked(loaded: Loaded, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Feeder]:
     """One pane blocked at a real permission prompt, for the rest of the module (the tests

@@ -19,9 +19,9 @@ log() {
 }
 
 say() {  # on every attached client; `#` would start a format
-	local client
+	local client text="$*"
 	for client in $(tmux list-clients -F '#{client_name}' 2>/dev/null); do
-		tmux display-message -c "$client" -d 8000 "osf-tmux: ${1//#/##}" 2>/dev/null
+		tmux display-message -c "$client" -d 8000 "osf-tmux: ${text//#/##}" 2>/dev/null
 	done
 }
 
@@ -62,21 +62,23 @@ bootstrap() {
 	say "installing osf-tmux into $VENV (first load, about a minute)..."
 	if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' >>"$LOG" 2>&1; then
 		log "bootstrap: failed: $python is missing or older than 3.10"
-		say "install failed: needs Python >= 3.10 (see $LOG; or pipx install osf-tmux)"
+		say "install failed: needs Python >= 3.10 (see $LOG; or: pipx install $PLUGIN_DIR)"
 		return 1
 	fi
 	# Editable: a TPM update (git pull) takes effect on the next load without reinstalling.
 	if ! { "$python" -m venv "$VENV" && "$VENV/bin/python" -m pip install -q -e "$PLUGIN_DIR"; } \
 		2>&1 | sed 's/^/    | /' >>"$LOG"; then
 		log "bootstrap: failed: venv or pip install (output above)"
-		say "install failed (see $LOG; or pipx install osf-tmux)"
+		say "install failed (see $LOG; or: pipx install $PLUGIN_DIR)"
 		return 1
 	fi
-	log "bootstrap: ok"
-	if "$VENV/bin/osf-tmux" plugin load --bin "$VENV/bin/osf-tmux" >>"$LOG" 2>&1; then
-		say "installed and running: prefix + $(tmux show-option -gqv @osf-key-next) jumps to waiting agents"
+	log "bootstrap: ok: the command is $PLUGIN_DIR/bin/osf-tmux"
+	if "$VENV/bin/osf-tmux" plugin load --bin "$VENV/bin/osf-tmux" >/dev/null 2>>"$LOG"; then
+		say "installed and running: prefix + $(tmux show-option -gqv @osf-key-next) jumps to" \
+			"waiting agents, prefix + $(tmux show-option -gqv @osf-key-menu) shows them all;" \
+			"the command: $PLUGIN_DIR/bin/osf-tmux (prefix + : osf-doctor checks everything)"
 	else
-		say "installed, but loading failed (see $LOG or run osf-tmux doctor)"
+		say "installed, but loading failed (prefix + : osf-doctor, or $PLUGIN_DIR/bin/osf-tmux doctor)"
 	fi
 }
 

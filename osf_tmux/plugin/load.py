@@ -11,7 +11,7 @@ import re
 import shlex
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +57,17 @@ def own_command(argv0: str | None = None) -> list[str]:
     if runnable and os.path.basename(argv0) != "__main__.py":
         return [os.path.abspath(argv0)]
     return [sys.executable, "-m", "osf_tmux"]
+
+
+def tmux_words(argv: Sequence[str]) -> str:
+    """A tmux command line: the words quoted for tmux's parser, which takes sh-like quotes."""
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+def tmux_command(argv: Sequence[str]) -> str:
+    """A tmux command line for a menu item or a key, which tmux expands as a format before it
+    parses it: `#` doubled."""
+    return _literal(tmux_words(argv))
 
 
 def shell_line(command: list[str], args: list[str], log: Path) -> str:
@@ -260,6 +271,31 @@ def key_commands(
     return unbind + bind, warnings, bound
 
 
+# ---- the command-prompt alias ----------------------------------------------------------------
+
+ALIAS = "osf-doctor"  # prefix + : osf-doctor runs `osf-tmux doctor` (output in view mode)
+_ALIAS_ROW = re.compile(r'^command-alias\[(?P<index>\d+)\] "?(?P<name>[^=\s"]+)=')
+
+
+def alias_index(server_options: str) -> int | None:
+    """Where our alias is in the command-alias array (`show-options -s` output), if there."""
+    for line in server_options.splitlines():
+        m = _ALIAS_ROW.match(line)
+        if m and m["name"] == ALIAS:
+            return int(m["index"])
+    return None
+
+
+def alias_commands(server_options: str, command: list[str]) -> list[list[str]]:
+    """Put our alias in place (again, at the same index on a reload)."""
+    doctor = _literal(shlex.join([*command, "doctor"]))  # run-shell expands formats
+    value = f"{ALIAS}={tmux_words(['run-shell', '-b', doctor])}"
+    index = alias_index(server_options)
+    if index is None:
+        return [["set-option", "-sa", "command-alias", value]]
+    return [["set-option", "-s", f"command-alias[{index}]", value]]
+
+
 # ---- load / unload -------------------------------------------------------------------------
 
 
@@ -290,8 +326,8 @@ def load(tmux: Tmux, command: list[str], log: Path) -> LoadResult:
     listing = tmux.run("list-keys", "-T", "prefix")
     keys, warnings, result.keys = key_commands(values, prefix_bindings(listing), command, log)
     result.warnings += warnings
-    if commands + keys:
-        tmux.run_many(commands + keys)
+    commands += alias_commands(tmux.run("show-options", "-s"), command)
+    tmux.run_many(commands + keys)
     return result
 
 
@@ -311,6 +347,10 @@ def unload(tmux: Tmux) -> list[str]:
     bindings = [b for b in prefix_bindings(tmux.run("list-keys", "-T", "prefix")) if b.ours]
     commands += [["unbind-key", "-T", "prefix", b.key] for b in bindings]
     gone += [f"prefix + {b.key}" for b in bindings]
+    index = alias_index(tmux.run("show-options", "-s"))
+    if index is not None:
+        commands.append(["set-option", "-su", f"command-alias[{index}]"])
+        gone.append(f"the {ALIAS} alias")
     values = po.read_values(tmux)
     defaulted = [o.name for o in po.OPTIONS if values.get(o.name) == o.default]
     commands += [["set-option", "-gqu", name] for name in defaulted]
@@ -327,6 +367,8 @@ def loaded_parts(tmux: Tmux) -> list[str]:
     parts = [f"the format in {n}" for n in FORMAT_OPTIONS if _ours_in(formats[n])]
     keys = [b for b in prefix_bindings(tmux.run("list-keys", "-T", "prefix")) if b.ours]
     parts += [f"prefix + {b.key}" for b in keys]
+    if alias_index(tmux.run("show-options", "-s")) is not None:
+        parts.append(f"the {ALIAS} alias")
     shown = "\n" + tmux.run("show-options", "-g")
     options = [o.name for o in po.OPTIONS if f"\n{o.name} " in shown]
     if options:

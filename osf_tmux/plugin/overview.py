@@ -24,7 +24,7 @@ from osf_tmux.daemon.source import capture_panes
 from osf_tmux.judge.answer import Answer, answer_tables
 from osf_tmux.judge.question import ask_excerpt, clean, menu_options
 from osf_tmux.paths import shipped_rules_dir, user_rules_dir
-from osf_tmux.plugin.load import own_command, plugin_log, shell_line
+from osf_tmux.plugin.load import own_command, plugin_log, shell_line, tmux_command
 from osf_tmux.tmux import SEP, Tmux, TmuxError
 from osf_tmux.vt.snapshot import Snapshot
 
@@ -345,12 +345,6 @@ def _literal(text: str) -> str:
     """Text shown as it is: tmux expands formats in menu names (`#{...}`, `#(...)` runs a
     command), so every `#` is doubled."""
     return text.replace("#", "##")
-
-
-def tmux_command(argv: Sequence[str]) -> str:
-    """A tmux command line for a menu item. tmux expands formats in it before parsing it, so
-    `#` is doubled; the words are quoted for tmux's parser, which takes sh-like quotes."""
-    return _literal(" ".join(shlex.quote(a) for a in argv))
 
 
 def _int(text: str, default: int) -> int:
