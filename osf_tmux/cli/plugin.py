@@ -5,6 +5,7 @@ same commands for the shapes only click parses, and for --help."""
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import time
 
@@ -129,8 +130,18 @@ def load_cmd(server: ServerSpec, binary: str | None, no_daemon: bool) -> None:
     tmux = Tmux(server)
     files = DaemonFiles.for_server(server)
     log = plugin_log(files.state)
+    command = [binary] if binary else own_command()
+    if not server.args() and not tmux.alive():
+        # By hand outside tmux, before any tmux runs (the README's first command): nothing to
+        # load into yet, which is no failure; say what to do.
+        click.echo(
+            "osf-tmux is installed; no tmux server is running here to load it into. Start "
+            f"tmux and run `{shlex.join([*command, 'plugin', 'load'])}` in it, or put this "
+            f"line in ~/.tmux.conf: run-shell -b '{shlex.join([*command, 'plugin', 'load'])}'"
+        )
+        return
     try:
-        result = load(tmux, [binary] if binary else own_command(), log)
+        result = load(tmux, command, log)
         daemon = "not started"
         if not no_daemon:
             pid, already = start(server, files)
@@ -151,6 +162,9 @@ def load_cmd(server: ServerSpec, binary: str | None, no_daemon: bool) -> None:
     if result.warnings:
         tell_clients(tmux, "osf-tmux: " + "; ".join(result.warnings))
     click.echo(f"osf-tmux loaded into {server.describe()}: {keys}; daemon {daemon}")
+    if not binary:
+        again = shlex.join([*command, "plugin", "load"])
+        click.echo(f"to load it whenever tmux starts, add to ~/.tmux.conf: run-shell -b '{again}'")
 
 
 @plugin_group.command("unload")
