@@ -13,10 +13,16 @@ run-shell, the osf-tmux process and its tmux calls.
   another session (each blocked pane has its own), to a control-mode client: no polling.
 - menu: `prefix + W` (@osf-key-menu); the time until the menu's title reaches the client's
   terminal (the outer server reports its pane's output), then Escape closes it.
-- cold: each command run directly as a process (`osf-tmux next --client C`), for comparison.
+- process: each command run directly (`osf-tmux next --client C`): its wall time, and its CPU
+  time with the tmux clients it ran (rusage), which a busy machine inflates far less than the
+  wall times: on an idle machine the key's time is about this CPU time plus tmux's own work.
 
---bin runs another osf-tmux (e.g. a wrapper around an older checkout) to compare. The machine
-is shared: the load average is printed with the numbers."""
+--bin runs another osf-tmux (e.g. the console script of a venv with an older checkout) to
+compare. Before measuring, the osf_tmux package that program imports is byte-compiled, as pip
+does for a wheel and Python does on the first import of an editable install: where
+PYTHONDONTWRITEBYTECODE is set (this machine sets it), every key press would compile the
+modules it imports from source, which is not what a user's machine does. The machine is shared:
+the load average is printed with the numbers."""
 
 from __future__ import annotations
 
@@ -91,6 +97,16 @@ def loaded(binary: Path, panes: int) -> Iterator[tuple[TmuxServer, Terminal, Con
             outer.kill()
 
 
+def compile_package(binary: Path) -> str:
+    """Byte-compile the osf_tmux that `binary` (a console script) imports; where it is."""
+    python = binary.read_text().splitlines()[0].removeprefix("#!").strip()
+    # from / : in the checkout, `python -c` would import the checkout's osf_tmux instead
+    ask = [python, "-c", "import osf_tmux; print(osf_tmux.__path__[0])"]
+    where = subprocess.run(ask, cwd="/", capture_output=True, text=True, check=True).stdout.strip()
+    subprocess.run([python, "-m", "compileall", "-q", where], cwd="/", check=True)
+    return where
+
+
 def is_blocked(feeder: Feeder) -> bool:
     return feeder.state() == "blocked"
 
@@ -138,17 +154,21 @@ def menu_key(inner: TmuxServer, terminal: Terminal, trials: int) -> list[float] 
 
 def cold(
     binary: Path, inner: TmuxServer, args: list[str], trials: int, after: Callable[[], None]
-) -> list[float]:
+) -> tuple[list[float], list[float]]:
+    """Wall time and CPU time (the process and the tmux clients it ran) of each run."""
     env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-    out = []
+    wall, cpu = [], []
     for _ in range(trials):
-        t0 = time.perf_counter()
-        subprocess.run([str(binary), "-L", inner.socket_name, *args], env=env,
-                       capture_output=True, timeout=60)  # fmt: skip
-        out.append(time.perf_counter() - t0)
+        start = time.perf_counter()
+        child = subprocess.Popen([str(binary), "-L", inner.socket_name, *args], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        _, _, usage = os.wait4(child.pid, 0)
+        wall.append(time.perf_counter() - start)
+        cpu.append(usage.ru_utime + usage.ru_stime)
+        child.returncode = 0  # reaped above
         after()
         time.sleep(0.2)
-    return out
+    return wall, cpu
 
 
 def show(name: str, values: list[float] | None) -> None:
@@ -167,22 +187,22 @@ def main() -> None:
     parser.add_argument("--panes", type=int, default=3)
     parser.add_argument("--bin", type=Path, default=DEFAULT_BIN, help="the osf-tmux to measure")
     args = parser.parse_args()
-    print(f"osf-tmux: {args.bin}; load average at start {os.getloadavg()[0]:.2f}")
+    package = compile_package(args.bin)
+    print(f"osf-tmux: {args.bin} ({package}, byte-compiled)")
+    print(f"load average at start {os.getloadavg()[0]:.2f}")
     with loaded(args.bin, args.panes) as (inner, terminal, control):
         show("prefix + A -> pane shown", next_key(inner, terminal, control, args.trials))
         show("prefix + W -> menu shown", menu_key(inner, terminal, args.trials))
         client = ["--client", terminal.name]
         nothing: Callable[[], None] = lambda: None  # noqa: E731
         escape: Callable[[], None] = lambda: terminal.press("Escape")  # noqa: E731
-        show(
-            "osf-tmux next (process)",
-            cold(args.bin, inner, ["next", *client], args.trials, nothing),
-        )
+        wall, cpu = cold(args.bin, inner, ["next", *client], args.trials, nothing)
+        show("osf-tmux next (process)", wall)
+        show("  its CPU time", cpu)
         if bound(inner, "@osf-key-menu"):
-            show(
-                "osf-tmux menu (process)",
-                cold(args.bin, inner, ["menu", *client], args.trials, escape),
-            )
+            wall, cpu = cold(args.bin, inner, ["menu", *client], args.trials, escape)
+            show("osf-tmux menu (process)", wall)
+            show("  its CPU time", cpu)
     print(f"load average at end {os.getloadavg()[0]:.2f}")
 
 

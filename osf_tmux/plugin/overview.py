@@ -17,10 +17,10 @@ import shlex
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from osf_tmux.daemon.lifecycle import DaemonFiles
-from osf_tmux.daemon.source import capture_panes
+from osf_tmux.daemon.source import PaneCapture, capture_panes
 from osf_tmux.judge.answer import Answer, answer_tables
 from osf_tmux.judge.question import ask_excerpt, clean, menu_options
 from osf_tmux.paths import shipped_rules_dir, user_rules_dir
@@ -110,7 +110,10 @@ def read(
     values: dict[str, str] = {}
     for line in out.splitlines():
         if line.startswith(_PANE_HEAD):
-            pane_id, address, state, override, command = line[len(_PANE_HEAD) :].split(SEP)
+            parts = line[len(_PANE_HEAD) :].split(SEP)
+            if len(parts) != len(fields):
+                continue  # a name holding our separator: not one of ours to guess at
+            pane_id, address, state, override, command = parts
             if not state:
                 continue  # no agent there (the daemon publishes a state for every agent pane)
             agent, since = known.get(pane_id, (None, None))
@@ -127,21 +130,13 @@ def read(
     return Overview(order(panes), view, values)
 
 
-def _asking(pane: AgentPane, capture: Any) -> AgentPane:
+def _asking(pane: AgentPane, capture: PaneCapture | None) -> AgentPane:
+    """A blocked pane with what its screen asks."""
     if pane.state != "blocked" or capture is None:
         return pane
     snap = Snapshot(cols=capture.cols, rows=tuple(r.rstrip() for r in capture.lines))
     question, detail = ask_excerpt(snap)
-    return AgentPane(
-        pane.pane_id,
-        pane.address,
-        pane.state,
-        pane.agent,
-        pane.since,
-        question,
-        detail,
-        tuple(menu_options(snap)),
-    )
+    return replace(pane, question=question, detail=detail, options=tuple(menu_options(snap)))
 
 
 def _status_panes(status: Mapping[str, Any] | None) -> dict[str, tuple[str | None, float | None]]:
