@@ -10,7 +10,7 @@ from osf_tmux.agents import hooks
 from osf_tmux.daemon.lifecycle import DaemonFiles
 from osf_tmux.plugin import doctor
 from osf_tmux.plugin.doctor import Check
-from osf_tmux.plugin.load import install_log, log_line, plugin_log
+from osf_tmux.plugin.invoke import install_log, log_line, plugin_log
 from osf_tmux.tmux import ServerSpec
 
 

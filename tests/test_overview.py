@@ -244,5 +244,6 @@ def test_the_key_commands_import_neither_click_nor_the_daemon_nor_the_emulator()
     loaded = set(out.stdout.split())
     heavy = {"click", "logging", "tomllib", "typing", "osf_tmux.vt.screen", "osf_tmux.vt.stream",
              "osf_tmux.judge.classify", "osf_tmux.judge.manifest", "osf_tmux.daemon.loop",
-             "osf_tmux.agents", "osf_tmux.plugin.notify", "osf_tmux.cli.app"}  # fmt: skip
+             "osf_tmux.agents", "osf_tmux.plugin.notify", "osf_tmux.cli.app",
+             "osf_tmux.plugin.load", "osf_tmux.plugin.options"}  # fmt: skip
     assert not heavy & loaded, sorted(heavy & loaded)

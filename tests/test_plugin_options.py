@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from osf_tmux.plugin import options as po
+from osf_tmux.plugin.invoke import own_command
 from osf_tmux.plugin.load import (
     KEYS,
     STATUS_FRAGMENT,
@@ -14,7 +15,6 @@ from osf_tmux.plugin.load import (
     key_binding,
     key_commands,
     length_commands,
-    own_command,
     placement_commands,
     prefix_bindings,
     unraise_commands,

@@ -22,12 +22,10 @@ from osf_tmux.daemon.lifecycle import (
 )
 from osf_tmux.plugin import doctor as doc
 from osf_tmux.plugin import jump, overview
+from osf_tmux.plugin.invoke import log_line, own_command, plugin_log
 from osf_tmux.plugin.load import (
     config_stamp,
     load,
-    log_line,
-    own_command,
-    plugin_log,
     tell_clients,
     unload,
 )

@@ -20,12 +20,11 @@ from osf_tmux.agents.integration import agent_module
 from osf_tmux.daemon import tmux_hooks
 from osf_tmux.daemon.lifecycle import DaemonFiles, read_status, running_pid
 from osf_tmux.plugin import options as po
+from osf_tmux.plugin.invoke import install_log, plugin_log
 from osf_tmux.plugin.load import (
     STATUS_FRAGMENT,
     TMUX_RIGHT_LENGTH,
     WINDOW_FRAGMENT,
-    install_log,
-    plugin_log,
     prefix_bindings,
     read_formats,
     right_width,

@@ -24,7 +24,7 @@ from osf_tmux.daemon.source import PaneCapture, capture_panes
 from osf_tmux.judge.answer import Answer, answer_tables
 from osf_tmux.judge.question import ask_excerpt, clean, menu_options
 from osf_tmux.paths import shipped_rules_dir, user_rules_dir
-from osf_tmux.plugin.load import own_command, plugin_log, shell_line, tmux_command
+from osf_tmux.plugin.invoke import own_command, plugin_log, shell_line, tmux_command
 from osf_tmux.tmux import SEP, Tmux, TmuxError
 from osf_tmux.vt.snapshot import Snapshot
 
