@@ -161,7 +161,7 @@ class Terminal:
         return self.keys.wait_for(wanted, timeout)
 
     def pane_shown(self) -> str:
-        return self.inner.cmd("display-message", "-p", "-c", self.name, "#{pane_id}").strip()
+        return shown_pane(self.inner, self.name)
 
     def showing(self, text: str) -> list[str] | None:
         screen = self.screen()
@@ -179,6 +179,16 @@ class Terminal:
         deadline = time.monotonic() + 5
         while self.name in self._clients() and time.monotonic() < deadline:
             time.sleep(0.01)
+
+
+def shown_pane(server: TmuxServer, client: str) -> str:
+    """The pane `client` shows. From list-clients, which takes each client's own pane:
+    display-message -c would take $TMUX_PANE's when the tests run inside tmux."""
+    for line in server.cmd("list-clients", "-F", "#{client_name} #{pane_id}").splitlines():
+        name, _, pane = line.rpartition(" ")
+        if name == client:
+            return pane
+    return ""
 
 
 def _unescape(data: str) -> str:

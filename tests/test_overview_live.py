@@ -186,6 +186,20 @@ def _logs(state: Path) -> str:
     return " | ".join(p.read_text()[-500:] for p in state.glob("*/plugin.log"))
 
 
+def test_next_cycles_from_inside_tmux_too(setup: Setup, blocked: list[RecordingPane]) -> None:
+    """Run from a pane ($TMUX, $TMUX_PANE set), `next --client C` must read C's pane, not the
+    pane of $TMUX_PANE (which display-message -c takes): each press moves on to the other."""
+    socket = setup.server.cmd("display-message", "-p", "#{socket_path}").strip()
+    inside = {**setup.env, "TMUX": f"{socket},1,0", "TMUX_PANE": "%0"}
+    shown = []
+    for _ in range(2):
+        out = subprocess.run([str(OSF_TMUX), "next", "--client", setup.terminal.name], env=inside,
+                             capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        shown.append(setup.terminal.pane_shown())
+    assert sorted(shown) == sorted(p.pane for p in blocked)
+
+
 def test_an_answer_to_a_prompt_gone_meanwhile_types_nothing_and_says_why(
     setup: Setup, blocked: list[RecordingPane]
 ) -> None:

@@ -21,7 +21,7 @@ import pytest
 from osf_tmux.daemon.lifecycle import DaemonFiles, running_pid
 from osf_tmux.plugin.load import STATUS_FRAGMENT, WINDOW_FRAGMENT
 from osf_tmux.tmux import ServerSpec
-from tests.control_mode import ControlMode
+from tests.control_mode import ControlMode, shown_pane
 from tests.live import Feeder
 from tests.tmux_server import TmuxServer, retry_until
 
@@ -168,7 +168,7 @@ class ControlClient:
         return self.server.cmd("list-clients", "-F", "#{client_name}").split()
 
     def pane(self) -> str:
-        return self.server.cmd("display-message", "-p", "-c", self.name, "#{pane_id}").strip()
+        return shown_pane(self.server, self.name)
 
     def send(self, command: str) -> None:
         assert self.proc.stdin is not None

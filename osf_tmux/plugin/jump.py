@@ -62,16 +62,11 @@ def waiting_panes(
 ) -> tuple[list[Waiting], str | None]:
     """The waiting panes and the pane `client` shows now, in one tmux call."""
     fmt = SEP.join(("#{pane_id}", "#{session_name}:#{window_index}.#{pane_index}", "#{@osf_state}"))
-    current = ["display-message", "-p"]
-    if client:
-        current += ["-c", client]
-    out = tmux.run_many(
-        [["list-panes", "-a", "-F", _PANE_HEAD + fmt], [*current, _CURRENT_HEAD + "#{pane_id}"]]
-    )
+    out = tmux.run_many([["list-panes", "-a", "-F", _PANE_HEAD + fmt], shown_by(client, ())])
     panes, now = [], None
     for line in out.splitlines():
-        if line.startswith(_CURRENT_HEAD):
-            now = line[len(_CURRENT_HEAD) :] or None
+        if (seen := client_line(line, client)) is not None:
+            now = seen[0] or None
         elif line.startswith(_PANE_HEAD):
             pane_id, address, state = line[len(_PANE_HEAD) :].split(SEP)
             if state in WAITING:
@@ -106,6 +101,27 @@ def say(tmux: Tmux, client: str | None, message: str, before: list[list[str]]) -
         tmux.run_many(before)
     with contextlib.suppress(TmuxError):
         tmux.run(*shown)
+
+
+def shown_by(client: str | None, fields: Sequence[str]) -> list[str]:
+    """The tmux command that prints the pane `client` shows (and `fields` of it; parse its
+    line with `client_line`). A named client is found in list-clients, which takes each
+    client's own pane: display-message -c takes the pane of $TMUX_PANE when run from inside
+    tmux (a pane of this server or, with -L/-S, of another one). Without a name: the current
+    client, as display-message sees it."""
+    fmt = SEP.join(("#{client_name}", "#{pane_id}", *fields))
+    if client:
+        return ["list-clients", "-F", _CURRENT_HEAD + fmt]
+    return ["display-message", "-p", _CURRENT_HEAD + fmt]
+
+
+def client_line(line: str, client: str | None) -> list[str] | None:
+    """The pane id and fields from a line `shown_by(client, fields)` printed, if it is
+    `client`'s (any client's line, when none was named)."""
+    if not line.startswith(_CURRENT_HEAD):
+        return None
+    name, *rest = line[len(_CURRENT_HEAD) :].split(SEP)
+    return rest if not client or name == client else None
 
 
 def jump_commands(pane_id: str, client: str | None) -> list[list[str]]:

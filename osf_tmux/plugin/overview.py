@@ -25,6 +25,7 @@ from osf_tmux.judge.answer import Answer, answer_tables
 from osf_tmux.judge.question import ask_excerpt, clean, menu_options
 from osf_tmux.paths import shipped_rules_dir, user_rules_dir
 from osf_tmux.plugin.invoke import own_command, plugin_log, shell_line, tmux_command
+from osf_tmux.plugin.jump import client_line, shown_by
 from osf_tmux.tmux import SEP, Tmux, TmuxError
 from osf_tmux.vt.snapshot import Snapshot
 
@@ -39,7 +40,6 @@ ICONS = {"working": "◐", "idle": "○"}  # blocked and done: @osf-icon-blocked
 MENU_KEYS = "123456789abcdefhilmnoprstuvwxyz"
 _STYLE = re.compile(r"^[\w#=, -]+$")  # a tmux style option's value, nothing that ends `#[`
 _PANE_HEAD = "OSFAGENT" + SEP
-_VIEW_HEAD = "OSFVIEW" + SEP
 _OPTIONS_HEAD = "OSFOPTS" + SEP
 _MENU_OPTIONS = (
     "@osf-icon-blocked",
@@ -101,8 +101,7 @@ def read(
         ["display-message", "-p", _OPTIONS_HEAD + SEP.join(f"#{{{o}}}" for o in _MENU_OPTIONS)],
     ]
     if with_view:
-        view_format = _VIEW_HEAD + SEP.join(("#{pane_id}", "#{client_width}", "#{client_height}"))
-        commands.append(["display-message", "-p", *(["-c", client] if client else []), view_format])
+        commands.append(shown_by(client, ("#{client_width}", "#{client_height}")))
     out = tmux.run_many(commands)
     known = _status_panes(status)
     panes: list[AgentPane] = []
@@ -120,9 +119,8 @@ def read(
             panes.append(AgentPane(pane_id, address, state, agent or override or command, since))
         elif line.startswith(_OPTIONS_HEAD):
             values = dict(zip(_MENU_OPTIONS, line[len(_OPTIONS_HEAD) :].split(SEP), strict=False))
-        elif line.startswith(_VIEW_HEAD):
-            pane_id, width, height = line[len(_VIEW_HEAD) :].split(SEP)
-            view = View(pane_id or None, _int(width, 80), _int(height, 24))
+        elif (seen := client_line(line, client)) is not None and len(seen) == 3:
+            view = View(seen[0] or None, _int(seen[1], 80), _int(seen[2], 24))
     blocked = [p.pane_id for p in panes if p.state == "blocked"]
     if blocked:
         captures = capture_panes(tmux, blocked, escapes=False)
