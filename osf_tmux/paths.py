@@ -34,6 +34,14 @@ def user_rules_dir(env: Mapping[str, str] | None = None) -> Path:
     return config_dir(env) / "rules"
 
 
+def shipped_rules_dir() -> Path:
+    """Where the manifests that come with osf-tmux live: inside the installed package (the
+    wheel puts rules/ there), else at the root of the checkout."""
+    here = Path(__file__).resolve().parent  # the osf_tmux package
+    installed = here / "rules"
+    return installed if installed.is_dir() else here.parent / "rules"
+
+
 def state_dir(server_key: str, env: Mapping[str, str] | None = None) -> Path:
     """Lock, status file and log of the daemon for one tmux server."""
     env = os.environ if env is None else env

@@ -118,6 +118,11 @@ class ServerSpec:
     def describe(self) -> str:
         return shlex.join(["tmux", *self.args()]) if self.args() else "tmux (default server)"
 
+    def not_running(self) -> str:
+        """What to say when this server does not answer."""
+        outside = "" if self.args() else " (outside tmux: start tmux, or give -L NAME / -S PATH)"
+        return f"no tmux server running for {self.describe()}{outside}"
+
 
 class Tmux:
     """Runs tmux commands against one server."""

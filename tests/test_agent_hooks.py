@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from osf_tmux.agents import hooks as agent_hooks
 from osf_tmux.agents.hooks import HooksError, apply, plan_install, plan_uninstall
-from osf_tmux.cli.main import main
+from osf_tmux.cli.app import cli as main
 
 if sys.version_info >= (3, 11):
     import tomllib

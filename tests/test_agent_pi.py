@@ -160,7 +160,7 @@ def test_what_each_event_reports(payload: dict[str, str], state: str | None) -> 
 def test_a_file_install_writes_no_backup_and_cli_says_so(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from osf_tmux.cli.main import main as cli
+    from osf_tmux.cli.app import cli
 
     env = {**os.environ, **env_for(tmp_path)}
     result = CliRunner().invoke(cli, ["hooks", "install", "--agent", "pi"], env=env)

@@ -11,6 +11,7 @@ from osf_tmux.agents import hooks
 from osf_tmux.daemon.lifecycle import DaemonFiles
 from osf_tmux.plugin import doctor
 from osf_tmux.plugin.doctor import Check
+from osf_tmux.plugin.invoke import install_log, log_line, plugin_log
 from osf_tmux.tmux import ServerSpec, Tmux
 
 
@@ -23,21 +24,42 @@ def test_agent_hooks_found_in_claude_settings(tmp_path: Path) -> None:
     assert found.level == "ok" and str(tmp_path / "settings.json") in found.message
 
 
-def test_plugin_log_failure_is_a_failure(tmp_path: Path) -> None:
-    env = {"XDG_STATE_HOME": str(tmp_path)}
-    assert doctor.plugin_log_check(env)[0].level == "info"
-    log = tmp_path / "osf-tmux" / "plugin.log"
-    log.parent.mkdir()
-    log.write_text(
-        "2026-01-01 10:00:00 bootstrap: installing osf-tmux into /p/.venv with python3\n"
+def files_in(tmp_path: Path, name: str) -> DaemonFiles:
+    return DaemonFiles.for_server(ServerSpec(name), {"XDG_STATE_HOME": str(tmp_path / "state")})
+
+
+def test_the_plugin_log_is_this_servers_own(tmp_path: Path) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    mine, theirs = files_in(tmp_path, "mine"), files_in(tmp_path, "theirs")
+    [none] = doctor.plugin_log_check(mine, env)
+    assert none.level == "info" and "no plugin load for this server yet" in none.message
+    log_line(plugin_log(theirs.state), "load", "failed: something of theirs")
+    assert doctor.plugin_log_check(mine, env)[0].level == "info"  # another server's load
+    log_line(plugin_log(mine.state), "load", "ok for tmux -L mine: prefix + A next")
+    [ok] = doctor.plugin_log_check(mine, env)
+    assert ok.level == "ok" and "tmux -L mine" in ok.message
+    [failed] = doctor.plugin_log_check(theirs, env)
+    assert failed.level == "fail" and "something of theirs" in failed.message
+
+
+def test_a_failed_install_fails_until_a_load_goes_well(tmp_path: Path) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    mine = files_in(tmp_path, "mine")
+    install = install_log(env)
+    install.parent.mkdir(parents=True)
+    install.write_text(
+        "2026-01-01 10:00:00 bootstrap: installing osf-tmux into /p/osf-tmux/.venv with python3\n"
         "    | ERROR: Could not find a version that satisfies the requirement hatchling\n"
         "2026-01-01 10:00:09 bootstrap: failed: venv or pip install (output above)\n"
     )
-    [check] = doctor.plugin_log_check(env)
-    assert check.level == "fail" and "hatchling" in check.message
-    with log.open("a") as f:
-        f.write("2026-01-01 10:05:00 load: ok for tmux -L x: prefix + A, daemon pid 1\n")
-    assert doctor.plugin_log_check(env)[0].level == "ok"
+    checks = doctor.plugin_log_check(mine, env)
+    assert [c.name for c in checks] == ["plugin log", "plugin install"]
+    assert checks[1].level == "fail" and "hatchling" in checks[1].message
+    assert "pipx install /p/osf-tmux" in checks[1].fix and "osf-tmux install" not in checks[1].fix
+    log = plugin_log(mine.state)
+    log.parent.mkdir(parents=True)
+    log.write_text("2026-01-01 10:05:00 load: ok for tmux -L mine: prefix + A next\n")
+    assert [c.level for c in doctor.plugin_log_check(mine, env)] == ["ok"]
 
 
 def test_broken_user_rules_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

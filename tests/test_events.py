@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from osf_tmux.cli.main import main
+from osf_tmux.cli.app import cli as main
 from osf_tmux.clock import FakeClock
 from osf_tmux.daemon.events import EventHub, backlog_from, fan_out
 from osf_tmux.daemon.feed import (

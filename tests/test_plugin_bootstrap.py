@@ -8,6 +8,7 @@ background, the log, the messages, loading afterwards, and a failure `doctor` re
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from osf_tmux.daemon.lifecycle import DaemonFiles
+from osf_tmux.tmux import ServerSpec
 from tests.test_plugin_live import OSF_TMUX, ROOT, isolated_env, run_plugin
 from tests.tmux_server import TmuxServer, retry_until
 
@@ -44,6 +47,7 @@ def plugin_copy(tmp: Path) -> Path:
     (plugin / "tmux").mkdir(parents=True)
     shutil.copy2(ROOT / "osf-tmux.tmux", plugin)
     shutil.copy2(ROOT / "tmux" / "osf.tmux", plugin / "tmux")
+    shutil.copytree(ROOT / "bin", plugin / "bin")
     return plugin
 
 
@@ -79,14 +83,21 @@ def bootstrap(server: TmuxServer, tmp: Path, fail: bool) -> tuple[Path, dict[str
 
 def test_first_load_installs_then_loads(server: TmuxServer, tmp_path: Path) -> None:
     plugin, env = bootstrap(server, tmp_path, fail=False)
-    log = tmp_path / "home" / "state" / "osf-tmux" / "plugin.log"
+    log = tmp_path / "home" / "state" / "osf-tmux" / "plugin.log"  # the install's, per user
+    loads = DaemonFiles.for_server(ServerSpec(server.socket_name), env).state / "plugin.log"
     try:
         retry_until(
-            lambda: log.exists() and " load: ok" in log.read_text(), timeout=30, what="load"
+            lambda: loads.exists() and " load: ok" in loads.read_text(), timeout=30, what="load"
         )
         text = log.read_text()
-        assert "bootstrap: installing" in text and "bootstrap: ok" in text
+        assert "bootstrap: installing" in text
+        assert f"bootstrap: ok: the command is {plugin}/bin/osf-tmux" in text
         assert (plugin / ".venv" / "bin" / "osf-tmux").exists()
+        # what a TPM user runs (osf-tmux is not on their PATH): the plugin's bin/osf-tmux
+        out = subprocess.run([str(plugin / "bin" / "osf-tmux"), "-L", server.socket_name,
+                              "doctor", "--json"], env=env, capture_output=True, text=True,
+                             timeout=60)  # fmt: skip
+        assert {"tmux", "daemon", "plugin"} <= {c["name"] for c in json.loads(out.stdout)}
         retry_until(lambda: not (plugin / ".venv.lock").exists(), timeout=10, what="unlock")
         keys = server.cmd("list-keys", "-T", "prefix")
         assert str(plugin / ".venv" / "bin" / "osf-tmux") in keys
@@ -114,7 +125,8 @@ def test_failed_install_is_logged_and_doctor_says_so(server: TmuxServer, tmp_pat
         timeout=60,
     )
     assert out.returncode == 1
-    assert "[FAIL] plugin log: the last plugin load failed" in out.stdout
+    assert "[FAIL] plugin install: the plugin could not install osf-tmux" in out.stdout
+    assert f"pipx install {plugin}" in out.stdout  # what works today: not a PyPI name
 
 
 def dead_pid() -> int:
@@ -168,8 +180,9 @@ def test_a_lock_whose_holder_is_gone_is_taken_over(
     else:  # no holder written (an older plugin's lock), 20 minutes old
         plugin, env, log = bootstrap_with_lock(server, tmp_path, None, age=1200)
     try:
+        loads = DaemonFiles.for_server(ServerSpec(server.socket_name), env).state / "plugin.log"
         retry_until(
-            lambda: log.exists() and " load: ok" in log.read_text(), timeout=30, what="load"
+            lambda: loads.exists() and " load: ok" in loads.read_text(), timeout=30, what="load"
         )
         assert "bootstrap: taking over" in log.read_text()
         retry_until(lambda: not (plugin / ".venv.lock").exists(), timeout=10, what="unlock")

@@ -20,6 +20,7 @@ import pytest
 from osf_tmux.daemon.lifecycle import DaemonFiles, running_pid
 from osf_tmux.plugin.load import STATUS_FRAGMENT, WINDOW_FRAGMENT
 from osf_tmux.tmux import ServerSpec
+from tests.control_mode import ControlMode, shown_pane
 from tests.live import Feeder
 from tests.tmux_server import TmuxServer, outside_env, retry_until
 
@@ -55,7 +56,8 @@ class Loaded:
 
     @property
     def log(self) -> Path:
-        return self.home / "state" / "osf-tmux" / "plugin.log"
+        """This server's plugin log (loads, and errors of what its keys run)."""
+        return self.files().state / "plugin.log"
 
     def files(self) -> DaemonFiles:
         return DaemonFiles.for_server(ServerSpec(self.server.socket_name), self.env)
@@ -124,7 +126,9 @@ def test_loaded_twice_changes_nothing_more(loaded: Loaded) -> None:
     assert "failed" not in loaded.log.read_text()
     keys = loaded.tmux("list-keys", "-T", "prefix")
     assert sum("osf-tmux:next" in line for line in keys.splitlines()) == 1
+    assert sum("osf-tmux:menu" in line for line in keys.splitlines()) == 1
     assert re.search(r"-T prefix\s+A\s+run-shell -b .*osf-tmux:next", keys)
+    assert re.search(r"-T prefix\s+W\s+run-shell -b .*osf-tmux:menu", keys)
     right = loaded.tmux("show-options", "-gv", "status-right")
     assert right.count(STATUS_FRAGMENT) == 1 and right.startswith(STATUS_FRAGMENT)
     for name in ("window-status-format", "window-status-current-format"):
@@ -164,9 +168,7 @@ class ControlClient:
         return self.server.cmd("list-clients", "-F", "#{client_name}").split()
 
     def pane(self) -> str:
-        """The pane this client shows (`display-message -c` would say the caller's pane)."""
-        listing = self.server.cmd("list-clients", "-F", "#{client_name} #{pane_id}")
-        return dict(line.split(" ", 1) for line in listing.splitlines())[self.name]
+        return shown_pane(self.server, self.name)
 
     def send(self, command: str) -> None:
         assert self.proc.stdin is not None
@@ -197,6 +199,20 @@ def test_next_says_so_when_nothing_waits(loaded: Loaded, client: ControlClient) 
     assert out.returncode == 0 and "no agent is waiting" in out.stdout
 
 
+def test_a_key_press_writes_no_log_line(loaded: Loaded) -> None:
+    before = loaded.log.read_text()
+    keys = loaded.tmux("list-keys", "-T", "prefix").splitlines()
+    control = ControlMode(loaded.server)
+    try:
+        for marker in ("osf-tmux:next", "osf-tmux:menu"):
+            line = next(x for x in keys if marker in x)
+            # what the key runs, without -b: the reply comes once the command has finished
+            control.command(line[line.index("run-shell") :].replace("run-shell -b", "run-shell"))
+    finally:
+        control.close()
+    assert loaded.log.read_text() == before
+
+
 def test_doctor_passes_on_a_loaded_server(loaded: Loaded) -> None:
     out = loaded.cli("doctor", "--json")
     checks = json.loads(out.stdout)
@@ -204,6 +220,25 @@ def test_doctor_passes_on_a_loaded_server(loaded: Loaded) -> None:
     names = {c["name"] for c in checks}
     assert {"tmux", "daemon", "tmux hooks", "plugin", "notifications", "rules"} <= names
     assert not [c for c in checks if c["level"] == "fail"]
+
+
+def test_doctor_runs_from_the_command_prompt(loaded: Loaded) -> None:
+    """prefix + : osf-doctor (a command alias) shows doctor's output in the current pane."""
+    assert "osf-doctor=run-shell -b" in loaded.tmux("show-options", "-s", "command-alias")
+    control = ControlMode(loaded.server)
+    try:
+        control.command("osf-doctor")
+        retry_until(
+            lambda: (
+                loaded.tmux("display-message", "-p", "-t", "osf-base:", "#{pane_mode}").strip()
+                == "view-mode"
+            ),
+            timeout=20,
+            what="doctor's output in view mode",
+        )
+        control.command("send-keys -t osf-base: -X cancel")
+    finally:
+        control.close()
 
 
 @pytest.fixture(scope="module")
@@ -224,9 +259,9 @@ def blocked(loaded: Loaded, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 def test_status_line_and_window_list_show_a_blocked_agent(loaded: Loaded, blocked: Feeder) -> None:
     right = loaded.tmux("display-message", "-p", "-t", blocked.pane, "#{E:status-right}")
-    assert right.startswith("#[fg=red bold]● 1 blocked#[default] ")
+    assert right.startswith("#[fg=brightwhite bg=red bold] ● 1 blocked #[default] ")
     window = loaded.tmux("display-message", "-p", "-t", blocked.pane, "#{E:window-status-format}")
-    assert window.rstrip("\n").endswith("#[fg=red bold]●#[default]")
+    assert window.rstrip("\n").endswith("#[fg=brightwhite bg=red bold]●#[default]")
     other = loaded.tmux("display-message", "-p", "-t", "osf-base:", "#{E:window-status-format}")
     assert "●" not in other
 

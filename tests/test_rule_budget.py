@@ -18,7 +18,7 @@ from types import FrameType
 import pytest
 from click.testing import CliRunner
 
-from osf_tmux.cli.main import main
+from osf_tmux.cli.app import cli as main
 from osf_tmux.clock import FakeClock
 from osf_tmux.daemon.loop import Daemon, PaneWatch
 from osf_tmux.daemon.rule_budget import OverBudget, RuleBudget

@@ -290,7 +290,7 @@ def test_check_text_allows_newlines_and_tabs_only() -> None:
 def test_send_help_says_which_characters_are_refused() -> None:
     from click.testing import CliRunner
 
-    from osf_tmux.cli.main import main
+    from osf_tmux.cli.app import cli as main
 
     shown = " ".join(CliRunner().invoke(main, ["send", "--help"]).output.split())
     assert "newlines and tabs" in shown and "control character" in shown

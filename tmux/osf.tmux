@@ -12,16 +12,16 @@ PLUGIN_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$PLUGIN_DIR/.venv"
 LOCK="$PLUGIN_DIR/.venv.lock"  # one bootstrap at a time (a reload while pip runs)
 STATE_DIR="${XDG_STATE_HOME:-$HOME/.local/state}/osf-tmux"
-LOG="$STATE_DIR/plugin.log"
+LOG="$STATE_DIR/plugin.log"  # the install's (per user); each server's loads: osf-tmux doctor
 
 log() {
 	mkdir -p "$STATE_DIR" && printf '%s %s\n' "$(date '+%Y-%m-%d %H:%M:%S')" "$*" >>"$LOG"
 }
 
 say() {  # on every attached client; `#` would start a format
-	local client
+	local client text="$*"
 	for client in $(tmux list-clients -F '#{client_name}' 2>/dev/null); do
-		tmux display-message -c "$client" -d 8000 "osf-tmux: ${1//#/##}" 2>/dev/null
+		tmux display-message -c "$client" -d 8000 "osf-tmux: ${text//#/##}" 2>/dev/null
 	done
 }
 
@@ -44,11 +44,11 @@ find_bin() {
 	return 1
 }
 
-load_in_background() {
+load_in_background() {  # what a load does is in its server's own log; errors land here too
 	local bin
 	bin="$(quoted "$1")"
 	mkdir -p "$STATE_DIR"
-	tmux run-shell -b "$bin plugin load --bin $bin >>$(quoted "$LOG") 2>&1"
+	tmux run-shell -b "$bin plugin load --bin $bin >/dev/null 2>>$(quoted "$LOG")"
 }
 
 # The bootstrap lock is a directory (mkdir is atomic) with the holder in it: its pid and the
@@ -107,21 +107,23 @@ bootstrap() {
 	say "installing osf-tmux into $VENV (first load, about a minute)..."
 	if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' >>"$LOG" 2>&1; then
 		log "bootstrap: failed: $python is missing or older than 3.10"
-		say "install failed: needs Python >= 3.10 (see $LOG; or pipx install osf-tmux)"
+		say "install failed: needs Python >= 3.10 (see $LOG; or: pipx install $PLUGIN_DIR)"
 		return 1
 	fi
 	# Editable: a TPM update (git pull) takes effect on the next load without reinstalling.
 	if ! { "$python" -m venv "$VENV" && "$VENV/bin/python" -m pip install -q -e "$PLUGIN_DIR"; } \
 		2>&1 | sed 's/^/    | /' >>"$LOG"; then
 		log "bootstrap: failed: venv or pip install (output above)"
-		say "install failed (see $LOG; or pipx install osf-tmux)"
+		say "install failed (see $LOG; or: pipx install $PLUGIN_DIR)"
 		return 1
 	fi
-	log "bootstrap: ok"
-	if "$VENV/bin/osf-tmux" plugin load --bin "$VENV/bin/osf-tmux" >>"$LOG" 2>&1; then
-		say "installed and running: prefix + $(tmux show-option -gqv @osf-key-next) jumps to waiting agents"
+	log "bootstrap: ok: the command is $PLUGIN_DIR/bin/osf-tmux"
+	if "$VENV/bin/osf-tmux" plugin load --bin "$VENV/bin/osf-tmux" >/dev/null 2>>"$LOG"; then
+		say "installed and running: prefix + $(tmux show-option -gqv @osf-key-next) jumps to" \
+			"waiting agents, prefix + $(tmux show-option -gqv @osf-key-menu) shows them all;" \
+			"the command: $PLUGIN_DIR/bin/osf-tmux (prefix + : osf-doctor checks everything)"
 	else
-		say "installed, but loading failed (see $LOG or run osf-tmux doctor)"
+		say "installed, but loading failed (prefix + : osf-doctor, or $PLUGIN_DIR/bin/osf-tmux doctor)"
 	fi
 }
 

@@ -31,7 +31,7 @@ from osf_tmux.judge.classify import Verdict, classify, matched_lines
 from osf_tmux.judge.combine import Observation, PaneTracker, Report, Timing
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import RuleSet
-from osf_tmux.tmux import PaneInfo, Tmux, TmuxError, list_panes
+from osf_tmux.tmux import NoServerError, PaneInfo, Tmux, TmuxError, list_panes
 
 
 class InputRefused(Exception):
@@ -65,6 +65,8 @@ def resolve(tmux: Tmux, target: str) -> PaneInfo:
         )
     try:
         panes = list_panes(tmux)
+    except NoServerError:
+        raise  # not a missing pane: the caller says which server is not running
     except TmuxError as exc:
         raise InputRefused(f"cannot list the panes ({exc})") from None
     field = "pane_id" if target.startswith("%") else "address"

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from osf_tmux.cli.server import pass_server, require_server
 from osf_tmux.daemon import leftovers
 from osf_tmux.daemon.lifecycle import (
     REVIVE_LIMIT,
@@ -30,27 +31,14 @@ from osf_tmux.daemon.lifecycle import (
     stop,
 )
 from osf_tmux.paths import UnsafeDirectoryError
-from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
-
-pass_server = click.make_pass_decorator(ServerSpec, ensure=True)
-
-
-def _require_server(server: ServerSpec) -> Tmux:
-    tmux = Tmux(server)
-    try:
-        tmux.run("display-message", "-p", "#{pid}")
-    except NoServerError:
-        raise click.ClickException(f"no tmux server running for {server.describe()}") from None
-    except TmuxError as exc:
-        raise click.ClickException(str(exc)) from None
-    return tmux
+from osf_tmux.tmux import ServerSpec, Tmux, TmuxError
 
 
 @click.command("start")
 @pass_server
 def start_cmd(server: ServerSpec) -> None:
     """Start the daemon for this tmux server (nothing happens if it already runs)."""
-    _require_server(server)
+    require_server(server)
     files = DaemonFiles.for_server(server)
     try:
         pid, already = start(server, files)
@@ -62,7 +50,12 @@ def start_cmd(server: ServerSpec) -> None:
 @click.command("stop")
 @pass_server
 def stop_cmd(server: ServerSpec) -> None:
-    """Stop the daemon: pipes closed, osf options removed from tmux."""
+    """Stop the daemon: pipes closed, its options and hooks taken out of tmux.
+
+    With the tmux plugin loaded, its formats, keys and options stay (and say so); take them
+    out too with: osf-tmux plugin unload --stop."""
+    from osf_tmux.plugin.load import loaded_parts
+
     files = DaemonFiles.for_server(server)
     try:
         pid = stop(files)
@@ -70,7 +63,7 @@ def stop_cmd(server: ServerSpec) -> None:
         raise click.ClickException(str(exc)) from None
     if pid is None and (dead := died(files)) is not None:
         # It died without stopping: what it published and attached is still in tmux.
-        tmux = _require_server(server)
+        tmux = require_server(server)
         try:
             leftovers.clear(tmux, str(files.runtime), files.runtime)
             tmux.run("set-option", "-gu", leftovers.DOWN)
@@ -80,6 +73,15 @@ def stop_cmd(server: ServerSpec) -> None:
         click.echo(f"the daemon (pid {dead.get('pid')}) had died; cleared what it left in tmux")
         return
     click.echo("osf-tmux daemon was not running" if pid is None else f"stopped (pid {pid})")
+    try:
+        parts = loaded_parts(Tmux(server))
+    except TmuxError:
+        return  # no server: nothing of the plugin can stay
+    if parts:
+        click.echo(
+            f"the plugin stays loaded: {', '.join(parts)} (the keys say the daemon is not "
+            "running; take all of it out: osf-tmux plugin unload --stop)"
+        )
 
 
 @click.command("status")
@@ -149,7 +151,7 @@ def daemon_cmd(
     from osf_tmux.plugin.load import config_stamp
     from osf_tmux.plugin.notify_backends import start_notifier
 
-    tmux = _require_server(server)
+    tmux = require_server(server)
     files = DaemonFiles.for_server(server)
     try:
         private_dirs(files)
@@ -225,3 +227,6 @@ def _revive(tmux: Tmux, files: DaemonFiles) -> bool:
     status = {**dead, "running": False, "gave_up": time.time()}
     files.status.write_text(json.dumps(status, indent=1))
     return False
+
+
+COMMANDS = (start_cmd, stop_cmd, status_cmd, daemon_cmd)

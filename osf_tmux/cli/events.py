@@ -12,7 +12,7 @@ from typing import NoReturn
 
 import click
 
-from osf_tmux.cli.daemon import pass_server
+from osf_tmux.cli.server import pass_server
 from osf_tmux.daemon.feed import (
     STATES,
     Event,

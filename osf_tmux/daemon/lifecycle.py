@@ -5,8 +5,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import logging
-import logging.handlers
 import os
 import signal
 import subprocess
@@ -15,7 +13,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
 
 from osf_tmux.paths import (
     UnsafeDirectoryError,
@@ -25,6 +22,11 @@ from osf_tmux.paths import (
     state_dir,
 )
 from osf_tmux.tmux import ServerSpec
+
+# What a key press imports is most of what it costs (cli/keys.py): `typing` only for mypy.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 
 class LifecycleError(RuntimeError):
@@ -161,21 +163,22 @@ def private_dirs(files: DaemonFiles) -> None:
     private_dir(files.runtime)
 
 
-class _PrivateLog(logging.handlers.RotatingFileHandler):
-    """The log holds prompt excerpts: 0600, and never written through a symlink."""
-
-    def _open(self) -> Any:
-        fd = open_private(Path(self.baseFilename), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
-        os.fchmod(fd, 0o600)  # a log made by an older version may be 0644
-        return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
-
-
 def setup_logging(files: DaemonFiles, also: TextIO | None = None, debug: bool = False) -> None:
+    import logging.handlers  # here: `next` and `menu` read the status file and log nothing
+
+    class PrivateLog(logging.handlers.RotatingFileHandler):
+        """The log holds prompt excerpts: 0600, and never written through a symlink."""
+
+        def _open(self) -> Any:
+            fd = open_private(Path(self.baseFilename), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+            os.fchmod(fd, 0o600)  # a log made by an older version may be 0644
+            return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
+
     private_dir(files.state)
     root = logging.getLogger("osf_tmux")
     root.setLevel(logging.DEBUG if debug else logging.INFO)
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    handler: logging.Handler = _PrivateLog(files.log, maxBytes=1_000_000, backupCount=1)
+    handler: logging.Handler = PrivateLog(files.log, maxBytes=1_000_000, backupCount=1)
     handler.setFormatter(fmt)
     root.addHandler(handler)
     if also is not None:

@@ -12,8 +12,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from osf_tmux.judge.answer import Answer as Answer  # re-exported: Manifest.answer is one
+from osf_tmux.judge.answer import parse_answer
 from osf_tmux.judge.backtracking import exponential_risk
 from osf_tmux.judge.regions import Region
+from osf_tmux.paths import shipped_rules_dir as shipped_rules_dir  # re-exported
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -24,6 +27,7 @@ STATES = ("blocked", "working", "idle")
 _TOP_KEYS = {
     "agent",
     "name",
+    "aliases",
     "processes",
     "process_args",
     "process_not",
@@ -31,8 +35,6 @@ _TOP_KEYS = {
     "description",
     "answer",
 }
-_ANSWER_KEYS = {"yes", "no", "option", "note"}
-OPTION_SLOT = "{n}"  # where an [answer] option key takes the option's number
 _RULE_KEYS = {"id", "state", "region", "all", "any", "not", "note"}
 _AGENT_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
@@ -86,23 +88,6 @@ class Rule:
 
 
 @dataclass(frozen=True)
-class Answer:
-    """The keys (tmux `send-keys` names) that answer the agent's blocked prompt."""
-
-    yes: tuple[str, ...]
-    no: tuple[str, ...]
-    option: tuple[str, ...] = ()  # for numbered option n, with OPTION_SLOT replaced by n
-
-    def keys(self, choice: str) -> tuple[str, ...] | None:
-        """The keys for `yes`, `no` or an option number (1-9); None if this agent has none."""
-        if choice in ("yes", "no"):
-            return self.yes if choice == "yes" else self.no
-        if self.option and len(choice) == 1 and choice in "123456789":
-            return tuple(k.replace(OPTION_SLOT, choice) for k in self.option)
-        return None
-
-
-@dataclass(frozen=True)
 class Manifest:
     agent: str
     name: str
@@ -114,6 +99,7 @@ class Manifest:
     # A command line with an argument matching one of these is not this agent, whatever its
     # name (a helper daemon the agent runs from its own binary).
     process_not: tuple[re.Pattern[str], ...] = ()
+    aliases: tuple[str, ...] = ()  # other names --agent and @osf-agent take (claude-code, ...)
 
     def without(
         self, rule_ids: Iterable[str] = (), process_args: Iterable[re.Pattern[str]] = ()
@@ -127,12 +113,15 @@ class Manifest:
             process_args=tuple(p for p in self.process_args if p not in args),
         )
 
+    def called(self, text: str) -> bool:
+        """Whether `text` names this agent: its id, display name or an alias, in any case,
+        with spaces, hyphens and underscores alike (`Claude`, `claude-code`, `Claude Code`)."""
+        wanted = name_key(text)
+        return any(name_key(n) == wanted for n in (self.agent, self.name, *self.aliases))
 
-def shipped_rules_dir() -> Path:
-    """Where the manifests that come with osf-tmux live (inside the wheel, or the checkout)."""
-    here = Path(__file__).resolve().parent.parent  # the osf_tmux package
-    installed = here / "rules"
-    return installed if installed.is_dir() else here.parent / "rules"
+
+def name_key(text: str) -> str:
+    return "-".join(re.split(r"[\s_-]+", text.strip().casefold()))
 
 
 def load_manifest(path: Path) -> Manifest:
@@ -176,6 +165,7 @@ def parse_manifest(data: Mapping[str, Any], source: str) -> Manifest:
     if not isinstance(display, str):
         problems.add("must be a string", key="name")
         display = agent
+    aliases = _strings(data.get("aliases", []), "aliases", problems)
     processes = _strings(data.get("processes", []), "processes", problems)
     process_args = tuple(
         pattern
@@ -209,7 +199,11 @@ def parse_manifest(data: Mapping[str, Any], source: str) -> Manifest:
                     rule.id,
                 )
 
-    answer = _parse_answer(data["answer"], problems) if "answer" in data else None
+    answer = None
+    if "answer" in data:
+        answer_problems, answer = parse_answer(data["answer"])
+        for message, key in answer_problems:
+            problems.add(message, key=key)
 
     if problems.items:
         raise ManifestError(problems.items)
@@ -221,39 +215,9 @@ def parse_manifest(data: Mapping[str, Any], source: str) -> Manifest:
         tuple(rules),
         source,
         answer,
+        aliases=aliases,
         process_not=process_not,
     )
-
-
-def _parse_answer(raw: Any, problems: _Problems) -> Answer | None:
-    """`[answer]`: yes = [keys], no = [keys], option = [keys with {n}], note = "..."."""
-    if not isinstance(raw, dict):
-        problems.add("must be a table ([answer])", key="answer")
-        return None
-    before = len(problems.items)
-    for key in sorted(set(raw) - _ANSWER_KEYS):
-        problems.add(f"unknown key (known: {', '.join(sorted(_ANSWER_KEYS))})", key=f"answer.{key}")
-    keys: dict[str, tuple[str, ...]] = {}
-    for name in ("yes", "no", "option"):
-        value = raw.get(name, [])
-        if name != "option" and name not in raw:
-            problems.add("is required: the keys that give this answer", key=f"answer.{name}")
-        elif not isinstance(value, list) or not all(
-            isinstance(k, str) and k and not k.isspace() and k == k.strip() for k in value
-        ):
-            problems.add("must be an array of tmux key names (send-keys)", key=f"answer.{name}")
-        elif name != "option" and not value:
-            problems.add("must name at least one key", key=f"answer.{name}")
-        else:
-            keys[name] = tuple(value)
-    option = keys.get("option", ())
-    if option and not any(OPTION_SLOT in k for k in option):
-        problems.add(f"must contain {OPTION_SLOT} (the option's number)", key="answer.option")
-    if not isinstance(raw.get("note", ""), str):
-        problems.add("must be a string", key="answer.note")
-    if len(problems.items) > before:
-        return None
-    return Answer(keys["yes"], keys["no"], option)
 
 
 def _parse_rule(

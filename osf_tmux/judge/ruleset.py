@@ -33,10 +33,14 @@ class RuleSet:
     overridden: frozenset[str] = field(default_factory=frozenset)
 
     def get(self, agent: str) -> Manifest:
-        try:
-            return self.manifests[agent]
-        except KeyError:
-            raise UnknownAgentError(agent, self.manifests) from None
+        """The manifest `agent` names: its id, or its display name or an alias in any case
+        (`Claude`, `claude-code`); UnknownAgentError lists the ids known."""
+        found = self.manifests.get(agent)
+        if found is None:
+            found = next((m for m in self.manifests.values() if m.called(agent)), None)
+        if found is None:
+            raise UnknownAgentError(agent, self.manifests)
+        return found
 
     def replacing(self, old: Manifest, new: Manifest) -> RuleSet:
         """These rules with `new` in place of `old`."""

@@ -12,6 +12,7 @@ import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from osf_tmux.agents import hooks as agent_settings
@@ -20,8 +21,17 @@ from osf_tmux.daemon import leftovers, tmux_hooks
 from osf_tmux.daemon.lifecycle import DaemonFiles, read_status, running_pid
 from osf_tmux.paths import OWN_LEVELS, dir_problem
 from osf_tmux.plugin import options as po
-from osf_tmux.plugin.load import STATUS_FRAGMENT, WINDOW_FRAGMENT, plugin_log, prefix_bindings
-from osf_tmux.tmux import Tmux, TmuxError
+from osf_tmux.plugin.invoke import install_log, plugin_log
+from osf_tmux.plugin.load import (
+    STATUS_FRAGMENT,
+    TMUX_RIGHT_LENGTH,
+    WINDOW_FRAGMENT,
+    prefix_bindings,
+    read_formats,
+    right_width,
+    too_short,
+)
+from osf_tmux.tmux import NoServerError, Tmux, TmuxError
 
 MIN_TMUX = (3, 2)
 LEVELS = ("ok", "info", "warn", "fail")
@@ -38,6 +48,11 @@ class Check:
 def tmux_version(tmux: Tmux) -> list[Check]:
     try:
         version = tmux.run("display-message", "-p", "#{version}").strip()
+    except NoServerError:
+        found = tmux_binary_version()
+        where = tmux.server.describe()
+        return [Check("tmux", "fail", f"no tmux server running for {where} ({found})",
+                      "start tmux, or name the server: osf-tmux -L NAME doctor")]  # fmt: skip
     except TmuxError as exc:
         found = tmux_binary_version()
         return [Check("tmux", "fail", f"no tmux server answers ({found}): {exc}", "start tmux")]
@@ -429,35 +444,87 @@ def plugin(tmux: Tmux) -> list[Check]:
         )
     elif WINDOW_FRAGMENT not in formats and po.is_on(values.get("@osf-window-placement", "on")):
         checks.append(Check("plugin", "info", "windows are not marked (window format rewritten)"))
+    checks += _right_length(tmux)
     return checks
 
 
-def plugin_log_check(env: Mapping[str, str]) -> list[Check]:
-    path = plugin_log(env)
+def _right_length(tmux: Tmux) -> list[Check]:
+    """Room in status-right for the counts, when they are placed there."""
+    try:
+        formats = read_formats(tmux)
+        if STATUS_FRAGMENT not in formats["status-right"]:
+            return []
+        length = int(formats["status-right-length"] or TMUX_RIGHT_LENGTH)
+        needed = right_width(tmux, formats["status-right"]) + po.STATUS_WIDTH
+    except (TmuxError, ValueError):
+        return []
+    if length >= needed:
+        return []
+    return [Check("plugin", "warn", too_short(length, needed),
+                  f"set -g status-right-length {needed}")]  # fmt: skip
+
+
+_EVENT = re.compile(r"^(?P<when>\S+ \S+) (?P<event>\w[\w-]*): (?P<detail>.*)$")
+_INSTALLING = re.compile(r"bootstrap: installing osf-tmux into (?P<venv>\S+)")
+
+
+def _events(path: Path) -> tuple[list[str], list[re.Match[str]]] | None:
     try:
         lines = path.read_text(errors="replace").splitlines()
     except OSError:
-        return [Check("plugin log", "info", f"none yet ({path})")]
-    events = [line for line in lines if re.match(r"^\S+ \S+ \w[\w-]*: ", line)]
-    last = events[-1] if events else ""
-    if " failed: " in last or "bootstrap-failed" in last:
-        tail = "\n".join(lines[-8:])
-        return [
-            Check(
-                "plugin log",
-                "fail",
-                f"the last plugin load failed:\n{tail}",
-                f"see {path}; install by hand: pipx install osf-tmux (then reload tmux.conf)",
-            )
-        ]
-    return [Check("plugin log", "ok", f"{last or 'empty'} ({path})")]
+        return None
+    return lines, [m for line in lines if (m := _EVENT.match(line))]
+
+
+def plugin_log_check(files: DaemonFiles, env: Mapping[str, str]) -> list[Check]:
+    """This server's last plugin load (its own log, beside the daemon's files), and the
+    plugin's first-load install when that failed after this server's last good load."""
+    path = plugin_log(files.state)
+    found = _events(path)
+    loads = [m for m in (found[1] if found else []) if m["event"] == "load"]
+    last = loads[-1] if loads else None
+    checks: list[Check] = []
+    if last is None:
+        checks.append(Check("plugin log", "info", f"no plugin load for this server yet ({path})"))
+    elif last["detail"].startswith("failed"):
+        checks.append(Check("plugin log", "fail", f"the last plugin load failed: {last['detail']}",
+                            f"see {path}; then reload your tmux.conf"))  # fmt: skip
+    else:
+        checks.append(Check("plugin log", "ok", f"{last.group(0)} ({path})"))
+    ok_since = last["when"] if last is not None and last["detail"].startswith("ok") else ""
+    failure = _install_failure(install_log(env), ok_since)
+    return checks + ([failure] if failure else [])
+
+
+def _install_failure(install: Path, loaded_ok_at: str) -> Check | None:
+    """The plugin's first-load install, if its last attempt failed and no load of this server
+    went well after it (an osf-tmux installed by hand since then makes it old news)."""
+    found = _events(install)
+    if found is None:
+        return None
+    lines, events = found
+    boots = [m for m in events if m["event"] == "bootstrap"]
+    if not boots or not boots[-1]["detail"].startswith("failed"):
+        return None
+    if loaded_ok_at > boots[-1]["when"]:
+        return None
+    venv = next((m["venv"] for x in lines if (m := _INSTALLING.search(x))), "")
+    plugin_dir = str(Path(venv).parent) if venv else "the plugin directory"
+    tail = "\n".join(lines[-8:])
+    return Check(
+        "plugin install",
+        "fail",
+        f"the plugin could not install osf-tmux:\n{tail}",
+        f"see {install}; install it yourself: pipx install {plugin_dir} (or python3 -m pip "
+        f"install --user {plugin_dir}), then reload your tmux.conf",
+    )
 
 
 def run_all(tmux: Tmux, files: DaemonFiles, env: Mapping[str, str] | None = None) -> list[Check]:
     env = os.environ if env is None else env
     checks = tmux_version(tmux)
     if checks[0].level == "fail":
-        return checks + rules() + agent_hooks(env) + plugin_log_check(env)
+        return checks + rules() + agent_hooks(env) + plugin_log_check(files, env)
     status = read_status(files)
     running = running_pid(files) is not None
     checks += private_dirs(files)
@@ -470,7 +537,7 @@ def run_all(tmux: Tmux, files: DaemonFiles, env: Mapping[str, str] | None = None
         checks += pipes(status)
     checks += hooks(tmux, files, running)
     checks += plugin(tmux)
-    checks += plugin_log_check(env)
+    checks += plugin_log_check(files, env)
     checks += agent_hooks(env)
     checks += notifications(tmux, status if running else None, env)
     checks += rules()
