@@ -17,6 +17,7 @@ from tools.agentlab.base import (
     lab_home,
     scenario_maker,
 )
+from tools.agentlab.dialect import Dialect
 from tools.agentlab.script import Pause, Script, Text, Tool, Turn
 
 # aider prints plain lines: the prompt is the last line (`> ` or `whole> `), a question ends
@@ -199,6 +200,8 @@ def _scenarios() -> list[Scenario]:
 class Aider(AgentSpec):
     name = "aider"
     folder = "aider"
+    # aider offers no tools: commands and files are fenced blocks in the answer text.
+    dialect = Dialect(tools_in_text=True)
 
     def binary(self) -> Path:
         return lab_home() / "aider-venv" / "bin" / "aider"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Expect, Keys, PickOption, flatten
+from tools.agentlab.dialect import Dialect
 from tools.agentlab.script import Script
 
 
@@ -50,6 +51,9 @@ class AgentSpec:
 
     name = "agent"
     folder = "agent"  # captures/<folder>-<version>-lab
+    # What the fake server must know beyond the protocol: forced tool shapes, and whether a
+    # chat request without tools is a side request (the default) or a turn (aider).
+    dialect = Dialect()
 
     def binary(self) -> Path:
         raise NotImplementedError

@@ -214,7 +214,9 @@ class Recorder:
         dirs = RunDirs(root=root, home=root / "home", proj=root / "proj")
         dirs.home.mkdir()
         dirs.proj.mkdir()
-        server = FakeModelServer(self.scenario.script, dirs.proj, root / "requests.jsonl")
+        server = FakeModelServer(
+            self.scenario.script, dirs.proj, root / "requests.jsonl", self.agent.dialect
+        )
         server.start()
         self.server = server
         try:

@@ -1,10 +1,18 @@
 """Fake model servers on 127.0.0.1 speaking just enough of four APIs to drive the real agents.
 
-- Anthropic Messages (Claude Code): POST /v1/messages, streaming SSE.
+- Anthropic Messages (Claude Code; Copilot CLI with COPILOT_PROVIDER_TYPE=anthropic):
+  POST /v1/messages, streaming SSE.
 - OpenAI Responses (Codex CLI): POST .../responses, streaming SSE.
 - Gemini (Gemini CLI): POST .../models/M:streamGenerateContent?alt=sse, :generateContent,
   :countTokens.
-- OpenAI chat completions (aider): POST .../chat/completions, streaming SSE.
+- OpenAI chat completions (aider, with tool calls as fenced blocks in the text; OpenCode,
+  Kilo, Copilot, Pi, Cline, Qwen Code, Droid, Grok, Vibe, Kimi with `tool_calls`):
+  POST .../chat/completions, streaming SSE or one JSON answer.
+
+Tool calls take the name and argument shape of the tool the request itself offers for that kind
+(see dialect.py), unless the agent's `Dialect` fixes them. A chat request without tools is a
+side request (title, summary) and gets a canned text, unless the dialect says tools are text
+(aider).
 
 One server answers all four (the path tells them apart), scripted by a `Script`. Every request
 is appended to a JSONL log so a failing scenario can be debugged from what the agent really sent.
@@ -22,16 +30,24 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tools.agentlab.dialect import Dialect, offered_tools, shape_call
 from tools.agentlab.script import Pause, Reply, Script, Text, Thinking, Tool, chunks, side_reply
 
 Json = dict[str, Any]
 
 
 class FakeModelServer:
-    """Owns the HTTP server thread; `script` and `cwd` may be swapped between runs."""
+    """Owns the HTTP server thread; `script`, `cwd` and `dialect` may be swapped between runs."""
 
-    def __init__(self, script: Script, cwd: Path, log_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        script: Script,
+        cwd: Path,
+        log_path: Path | None = None,
+        dialect: Dialect | None = None,
+    ) -> None:
         self.script = script
+        self.dialect = dialect or Dialect()
         self.cwd = cwd
         self.log_path = log_path
         self._lock = threading.Lock()
@@ -182,8 +198,9 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             reply = _anthropic_reply(server, body)
             server.log({"route": "anthropic", "reply": [repr(s)[:80] for s in reply]})
             model = str(body.get("model", "claude-fake"))
+            offered = offered_tools(body)
             if not body.get("stream"):
-                self._json(_anthropic_message(server, reply, model))
+                self._json(_anthropic_message(server, reply, model, offered))
                 return
             self._sse_start()
             msg_id = "msg_" + uuid.uuid4().hex[:24]
@@ -260,7 +277,7 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                     )
                 elif isinstance(step, Tool):
                     has_tool = True
-                    name, args = _claude_tool(server, step)
+                    name, args = _anthropic_tool(server, step, offered)
                     self._sse(
                         {
                             "type": "content_block_start",
@@ -481,29 +498,33 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                     self._sse(_gemini_chunk(_gemini_parts(server, step, body), model, final=False))
             self._sse(_gemini_chunk([{"text": ""}], model, final=True))
 
-        # -- OpenAI chat completions (aider) -----------------------------------------------------
+        # -- OpenAI chat completions (aider; most of the newer agents) --------------------------
         def _chat(self, body: Json) -> None:
-            reply = _chat_reply(server, body)
+            offered = offered_tools(body)
+            reply = _chat_reply(server, body, offered)
             server.log({"route": "chat", "reply": [repr(s)[:80] for s in reply]})
             model = str(body.get("model", "gpt-fake"))
             cid = "chatcmpl-" + uuid.uuid4().hex[:20]
             created = int(time.time())
+            calls = [_chat_call(server, s, offered) for s in reply if isinstance(s, Tool)]
+            calls = [c for c in calls if c is not None]
+            finish = "tool_calls" if calls else "stop"
+            usage = {"prompt_tokens": 50, "completion_tokens": 40, "total_tokens": 90}
             if not body.get("stream"):
-                text = "".join(_chat_text(s) for s in reply if not isinstance(s, Thinking))
+                text = "".join(
+                    _chat_text(server, s, offered) for s in reply if not isinstance(s, Thinking)
+                )
+                message: Json = {"role": "assistant", "content": text}
+                if calls:
+                    message["tool_calls"] = calls
                 self._json(
                     {
                         "id": cid,
                         "object": "chat.completion",
                         "created": created,
                         "model": model,
-                        "choices": [
-                            {
-                                "index": 0,
-                                "finish_reason": "stop",
-                                "message": {"role": "assistant", "content": text},
-                            }
-                        ],
-                        "usage": {"prompt_tokens": 50, "completion_tokens": 40, "total_tokens": 90},
+                        "choices": [{"index": 0, "finish_reason": finish, "message": message}],
+                        "usage": usage,
                     }
                 )
                 return
@@ -521,6 +542,7 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 )
 
             delta({"role": "assistant", "content": ""})
+            call_index = 0
             for step in reply:
                 if isinstance(step, Pause):
                     time.sleep(step.seconds)
@@ -530,13 +552,32 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                         time.sleep(step.delay)
                         delta({"reasoning_content": piece})
                     continue
-                text = step.text if isinstance(step, Text) else _chat_text(step)
+                call = _chat_call(server, step, offered) if isinstance(step, Tool) else None
+                if call is not None:
+                    # The name first, then the arguments in two pieces, as real servers stream.
+                    time.sleep(0.1)
+                    head = {**call, "index": call_index, "function": {**call["function"]}}
+                    args = head["function"].pop("arguments")
+                    head["function"]["arguments"] = ""
+                    delta({"tool_calls": [head]})
+                    for piece in chunks(args, max(1, len(args) // 2 + 1)):
+                        time.sleep(0.05)
+                        delta(
+                            {
+                                "tool_calls": [
+                                    {"index": call_index, "function": {"arguments": piece}}
+                                ]
+                            }
+                        )
+                    call_index += 1
+                    continue
+                text = step.text if isinstance(step, Text) else _chat_text(server, step, offered)
                 chunk_size = step.chunk if isinstance(step, Text) else 24
                 pause = step.delay if isinstance(step, Text) else 0.03
                 for piece in chunks(text, chunk_size):
                     time.sleep(pause)
                     delta({"content": piece})
-            delta({}, finish="stop")
+            delta({}, finish=finish)
             self._sse(
                 {
                     "id": cid,
@@ -544,7 +585,7 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                     "created": created,
                     "model": model,
                     "choices": [],
-                    "usage": {"prompt_tokens": 50, "completion_tokens": 40, "total_tokens": 90},
+                    "usage": usage,
                 }
             )
             self._sse("[DONE]")
@@ -664,13 +705,29 @@ def _claude_tool(server: FakeModelServer, step: Tool) -> tuple[str, Json]:
     raise ValueError(f"Claude has no tool for {step.kind!r}")
 
 
-def _anthropic_message(server: FakeModelServer, reply: Reply, model: str) -> Json:
+def _anthropic_tool(
+    server: FakeModelServer, step: Tool, offered: dict[str, Json]
+) -> tuple[str, Json]:
+    """Claude Code's own tool when the request offers it (or lists no tools); otherwise the
+    offered tool of that kind (another agent on the Messages API: Copilot)."""
+    forced = server.dialect.tools.get(step.kind)
+    if forced is not None:
+        return forced.name, forced.args(_neutral(server, step))
+    name, args = _claude_tool(server, step)
+    if not offered or name in offered:
+        return name, args
+    return shape_call(step.kind, _neutral(server, step), offered, server.dialect) or (name, args)
+
+
+def _anthropic_message(
+    server: FakeModelServer, reply: Reply, model: str, offered: dict[str, Json]
+) -> Json:
     content: list[Json] = []
     for step in reply:
         if isinstance(step, Text):
             content.append({"type": "text", "text": step.text})
         elif isinstance(step, Tool):
-            name, args = _claude_tool(server, step)
+            name, args = _anthropic_tool(server, step, offered)
             content.append(
                 {
                     "type": "tool_use",
@@ -900,24 +957,94 @@ def _fill_schema(schema: Json) -> Any:
     return "ok"
 
 
-def _chat_position(messages: list[Json]) -> str:
+def _chat_last_user(messages: list[Json]) -> str:
     for msg in reversed(messages):
         if msg.get("role") == "user":
-            content = msg.get("content")
-            if isinstance(content, list):
-                return "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
-            return str(content or "")
+            return _message_text(msg)
     return ""
 
 
-def _chat_reply(server: FakeModelServer, body: Json) -> Reply:
-    return server.script.reply_for(_chat_position(list(body.get("messages") or [])), 0)
+def _message_text(msg: Json) -> str:
+    content = msg.get("content")
+    if isinstance(content, list):
+        return "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+    return str(content or "")
 
 
-def _chat_text(step: Any) -> str:
-    """aider has no tool calls: shell commands and files are fenced blocks in the answer."""
+def _chat_position(messages: list[Json], script: Script) -> tuple[str, int]:
+    """The prompt and how many tool rounds followed it. A user message is a new prompt unless it
+    is a reminder, or an unscripted text after a scripted prompt: some agents add user messages
+    of their own between tool rounds (notes, context), and taking one of those for a prompt
+    would replay the turn's first tool call forever."""
+    prompt, index = "", 0
+    for msg in messages:
+        role = msg.get("role")
+        if role == "assistant" and msg.get("tool_calls"):
+            index += 1
+        elif role == "user":
+            text = _message_text(msg)
+            if not text.strip() or _is_reminder(text):
+                continue
+            if script.has_turn(text) or not script.has_turn(prompt):
+                prompt, index = text, 0
+    return prompt, index
+
+
+def _chat_reply(server: FakeModelServer, body: Json, offered: dict[str, Json]) -> Reply:
+    messages = list(body.get("messages") or [])
+    if server.dialect.tools_in_text:
+        # aider: no tools at all; every request is a turn, answered in one reply.
+        return server.script.reply_for(_chat_last_user(messages), 0)
+    if not offered:
+        # A side request (session title, summary, compaction): never the scripted turn.
+        schema = _chat_json_schema(body)
+        if schema is not None:
+            return [Text(json.dumps(_fill_schema(schema)), chunk=4096, delay=0.0)]
+        return side_reply()
+    prompt, index = _chat_position(messages, server.script)
+    return server.script.reply_for(prompt, index)
+
+
+def _chat_json_schema(body: Json) -> Json | None:
+    fmt = body.get("response_format")
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+        schema = (fmt.get("json_schema") or {}).get("schema")
+        return schema if isinstance(schema, dict) else {"type": "object"}
+    return None
+
+
+def _chat_call(server: FakeModelServer, step: Any, offered: dict[str, Json]) -> Json | None:
+    """A chat completions tool call for a script step, or None (no such tool: said as text)."""
+    if server.dialect.tools_in_text or not isinstance(step, Tool):
+        return None
+    shaped = shape_call(step.kind, _neutral(server, step), offered, server.dialect)
+    if shaped is None:
+        return None
+    name, args = shaped
+    return {
+        "id": "call_" + uuid.uuid4().hex[:20],
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(args)},
+    }
+
+
+def _neutral(server: FakeModelServer, step: Tool) -> Json:
+    """The step's neutral arguments with the path made absolute (inside the project)."""
+    args = dict(step.args)
+    if "path" in args:
+        args["path"] = server.abspath(str(args["path"]))
+    return args
+
+
+def _chat_text(server: FakeModelServer, step: Any, offered: dict[str, Json]) -> str:
+    """Answer text of a step. aider has no tool calls: shell commands and files are fenced
+    blocks in the answer; an agent that offers no tool of a kind gets a note instead."""
     if isinstance(step, Text):
         return step.text
+    if isinstance(step, Tool) and not server.dialect.tools_in_text:
+        if shape_call(step.kind, _neutral(server, step), offered, server.dialect) is not None:
+            return ""  # sent as a tool call
+        return f"(no {step.kind} tool here)"
     if isinstance(step, Tool):
         a = step.args
         if step.kind == "bash":

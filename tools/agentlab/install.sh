@@ -2,49 +2,199 @@
 # Install the agent CLIs that the lab drives into $OSF_AGENTLAB_HOME (default
 # ~/.cache/osf-agentlab), outside the repository: nothing installed here is committed.
 #
-#   tools/agentlab/install.sh [claude] [codex] [gemini] [aider]      (default: all four)
+#   tools/agentlab/install.sh [AGENT ...]        (default: claude codex gemini aider)
+#   tools/agentlab/install.sh all                (every agent below)
+#   tools/agentlab/install.sh --check [AGENT ...]   (no install: does each binary start?)
 #
-# Versions: the registry's latest, unless pinned with CLAUDE_VERSION, CODEX_VERSION,
-# GEMINI_VERSION, AIDER_VERSION. The npm version is resolved with `npm view` first because a
-# bare `npm install pkg` into a prefix can settle on an older release than `latest`.
+# AGENT: claude codex gemini aider  pi opencode kilo copilot cline qwen droid grok vibe kimi
+# auggie.
+#
+# Versions: claude, codex, gemini and aider take the registry's latest unless pinned with
+# CLAUDE_VERSION, CODEX_VERSION, GEMINI_VERSION, AIDER_VERSION. The others are pinned to the
+# versions the lab was written against (shared/agents/README.md); override with <AGENT>_VERSION
+# (PI_VERSION, OPENCODE_VERSION, ..., `latest` for the registry's latest). The npm version is
+# resolved with `npm view` first because a bare `npm install pkg` into a prefix can settle on
+# an older release than `latest`.
+#
+# Layout under $OSF_AGENTLAB_HOME:
+#   npm/              claude, codex, gemini (one shared prefix, as before)
+#   npm-<agent>/      every other npm agent in a prefix of its own, so that their
+#                     dependencies (node-pty, clipboard, ...) never fight over one version
+#   aider-venv/, vibe-venv/, kimi-venv/   the PyPI agents
 set -euo pipefail
 
 LAB="${OSF_AGENTLAB_HOME:-$HOME/.cache/osf-agentlab}"
-mkdir -p "$LAB/npm"
-if [ "$#" -eq 0 ]; then set -- claude codex gemini aider; fi
+FIRST_FOUR=(claude codex gemini aider)
+ALL=(claude codex gemini aider pi opencode kilo copilot cline qwen droid grok vibe kimi auggie)
 
-npm_install() {  # package pinned-version-or-empty
+check_only=0
+if [ "${1:-}" = "--check" ]; then check_only=1; shift; fi
+if [ "$#" -eq 0 ]; then
+    if [ "$check_only" = 1 ]; then set -- "${ALL[@]}"; else set -- "${FIRST_FOUR[@]}"; fi
+fi
+if [ "$1" = "all" ]; then set -- "${ALL[@]}"; fi
+mkdir -p "$LAB"
+
+resolve() {  # package pinned-version-or-empty-or-latest
     local pkg="$1" ver="${2:-}"
-    if [ -z "$ver" ]; then ver="$(npm view "$pkg" version)"; fi
-    echo "installing $pkg@$ver into $LAB/npm"
-    # Install scripts are skipped (npm 11 skips unapproved ones anyway): the lab finds the
-    # native binaries inside the platform packages itself.
-    npm install --prefix "$LAB/npm" --no-audit --no-fund --ignore-scripts "$pkg@$ver"
+    if [ -z "$ver" ] || [ "$ver" = "latest" ]; then ver="$(npm view "$pkg" version)"; fi
+    echo "$ver"
 }
 
-pick_python() {  # aider-chat supports CPython 3.10-3.12
-    for py in python3.12 python3.11 python3.10; do
-        if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import venv' 2>/dev/null; then
-            echo "$py"; return 0
-        fi
+npm_install() {  # prefix package pinned-version-or-empty [extra package@version ...]
+    local prefix="$1" pkg="$2" ver
+    ver="$(resolve "$pkg" "${3:-}")"
+    shift 3
+    mkdir -p "$prefix"
+    echo "installing $pkg@$ver $* into $prefix"
+    # Install scripts are skipped: the lab finds the native binaries inside the platform
+    # packages itself, or runs the one postinstall a package needs with `npm rebuild`.
+    npm install --prefix "$prefix" --no-audit --no-fund --ignore-scripts "$pkg@$ver" "$@"
+}
+
+postinstall() {  # prefix package: run that one package's install scripts
+    # Only for wrappers whose postinstall links the binary of their platform package (already
+    # on disk) into their own bin/, so that the command a user types is what runs in the pane.
+    echo "running the install scripts of $2"
+    npm rebuild --prefix "$1" --no-audit --no-fund --foreground-scripts "$2"
+}
+
+pick_python() {  # minor ...: the first CPython 3.<minor> with venv, on PATH or under pyenv
+    local minor py
+    for minor in "$@"; do
+        for py in "python3.$minor" "$(pyenv root 2>/dev/null || echo ~/.pyenv)"/versions/3."$minor".*/bin/python3."$minor"; do
+            if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import venv' 2>/dev/null; then
+                echo "$py"; return 0
+            fi
+        done
     done
-    echo "no python3.10-3.12 found for aider" >&2
+    echo "no python3.{$(IFS=,; echo "$*")} with venv found" >&2
     return 1
 }
 
-for agent in "$@"; do
+venv_install() {  # venv-dir python spec
+    local venv="$1" py="$2" spec="$3"
+    [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
+    echo "installing $spec into $venv ($("$venv/bin/python" --version))"
+    "$venv/bin/pip" install --quiet "$spec"
+}
+
+pin() {  # override default: the override unless empty; `latest` = no pin (for pip: none)
+    local override="${1:-}" default="$2"
+    echo "${override:-$default}"
+}
+
+pip_spec() {  # name version-or-latest
+    if [ "$2" = "latest" ] || [ -z "$2" ]; then echo "$1"; else echo "$1==$2"; fi
+}
+
+install_one() {
+    local agent="$1" p
+    p="$LAB/npm-$agent"
     case "$agent" in
-        claude) npm_install @anthropic-ai/claude-code "${CLAUDE_VERSION:-}" ;;
-        codex) npm_install @openai/codex "${CODEX_VERSION:-}" ;;
-        gemini) npm_install @google/gemini-cli "${GEMINI_VERSION:-}" ;;
+        claude) npm_install "$LAB/npm" @anthropic-ai/claude-code "${CLAUDE_VERSION:-}" ;;
+        codex) npm_install "$LAB/npm" @openai/codex "${CODEX_VERSION:-}" ;;
+        gemini) npm_install "$LAB/npm" @google/gemini-cli "${GEMINI_VERSION:-}" ;;
         aider)
-            py="$(pick_python)"
-            [ -x "$LAB/aider-venv/bin/python" ] || "$py" -m venv "$LAB/aider-venv"
-            spec="aider-chat${AIDER_VERSION:+==$AIDER_VERSION}"
-            echo "installing $spec into $LAB/aider-venv"
-            "$LAB/aider-venv/bin/pip" install --quiet "$spec"
+            # aider-chat supports CPython 3.10-3.12 (found on PATH only, as before)
+            local py=""
+            for cand in python3.12 python3.11 python3.10; do
+                if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import venv' 2>/dev/null; then
+                    py="$cand"; break
+                fi
+            done
+            [ -n "$py" ] || { echo "no python3.10-3.12 found for aider" >&2; return 1; }
+            venv_install "$LAB/aider-venv" "$py" "aider-chat${AIDER_VERSION:+==$AIDER_VERSION}"
             ;;
-        *) echo "unknown agent: $agent (claude codex gemini aider)" >&2; exit 2 ;;
+        pi) npm_install "$p" @mariozechner/pi-coding-agent "$(pin "${PI_VERSION:-}" 0.73.1)" ;;
+        opencode)
+            npm_install "$p" opencode-ai "$(pin "${OPENCODE_VERSION:-}" 1.18.33)"
+            # bin/opencode.exe is a stub that exits 1 until the postinstall links the native
+            # binary from opencode-linux-x64* over it.
+            postinstall "$p" opencode-ai
+            ;;
+        kilo)
+            # 7.8.1 has no linux platform package on the registry; 7.7.7 does.
+            npm_install "$p" @kilocode/cli "$(pin "${KILO_VERSION:-}" 7.7.7)"
+            # The node wrapper finds the platform binary either way; the postinstall caches it
+            # as bin/.kilo, which is what a user's install runs.
+            postinstall "$p" @kilocode/cli
+            ;;
+        copilot) npm_install "$p" @github/copilot "$(pin "${COPILOT_VERSION:-}" 1.0.102)" ;;
+        cline)
+            npm_install "$p" cline "$(pin "${CLINE_VERSION:-}" 3.0.65)"
+            postinstall "$p" cline  # caches the platform binary as bin/.cline
+            ;;
+        qwen) npm_install "$p" @qwen-code/qwen-code "$(pin "${QWEN_VERSION:-}" 0.15.10)" ;;
+        droid)
+            # The wrapper's own linux-x64 platform package of the same version is missing from
+            # the registry: the next one (0.225.2) is installed next to it, and its bin/droid
+            # is what the lab runs. No postinstall: it would replace the wrapper's shim.
+            npm_install "$p" @factory/cli "$(pin "${DROID_VERSION:-}" 0.225.1)" \
+                "@factory/cli-linux-x64@$(pin "${DROID_PLATFORM_VERSION:-}" 0.225.2)"
+            ;;
+        grok) npm_install "$p" @vibe-kit/grok-cli "$(pin "${GROK_VERSION:-}" 0.0.34)" ;;
+        auggie) npm_install "$p" @augmentcode/auggie "$(pin "${AUGGIE_VERSION:-}" 0.36.0)" ;;
+        vibe)
+            venv_install "$LAB/vibe-venv" "$(pick_python 13 12)" \
+                "$(pip_spec mistral-vibe "$(pin "${VIBE_VERSION:-}" 3.0.2)")"
+            ;;
+        kimi)
+            # 1.52.0 on PyPI is an empty stub package.
+            venv_install "$LAB/kimi-venv" "$(pick_python 13 12)" \
+                "$(pip_spec kimi-cli "$(pin "${KIMI_VERSION:-}" 1.51.0)")"
+            ;;
+        *)
+            echo "unknown agent: $agent (${ALL[*]})" >&2
+            return 2
+            ;;
     esac
+}
+
+first() { echo "$1"; }
+
+binary_of() {  # the command the lab starts for an agent, and how to ask its version
+    local n="$LAB/npm-$1/node_modules"
+    case "$1" in
+        claude) first "$LAB"/npm/node_modules/@anthropic-ai/claude-code-linux-*/claude ;;
+        codex) first "$LAB"/npm/node_modules/@openai/codex-linux-*/vendor/*/bin/codex ;;
+        gemini) echo "$LAB/npm/node_modules/.bin/gemini" ;;
+        aider) echo "$LAB/aider-venv/bin/aider" ;;
+        droid) echo "$n/@factory/cli-linux-x64/bin/droid" ;;
+        vibe) echo "$LAB/vibe-venv/bin/vibe" ;;
+        kimi) echo "$LAB/kimi-venv/bin/kimi" ;;
+        *) echo "$n/.bin/$1" ;;
+    esac
+}
+
+check_one() {  # does the binary start? `--version` in a throwaway HOME, 120 s at most
+    local agent="$1" bin out home
+    bin="$(binary_of "$agent")"
+    if [ -z "$bin" ] || [ ! -e "$bin" ]; then
+        echo "check $agent: not installed ($bin)"
+        return 1
+    fi
+    home="$(mktemp -d)"
+    if out="$(cd "$home" && HOME="$home" timeout 120 "$bin" --version </dev/null 2>&1)"; then
+        echo "check $agent: starts: $(echo "$out" | head -1) ($bin)"
+        rm -rf "$home"
+    else
+        echo "check $agent: FAILED ($bin): $(echo "$out" | tail -3)"
+        rm -rf "$home"
+        return 1
+    fi
+}
+
+status=0
+for agent in "$@"; do
+    if [ "$check_only" = 1 ]; then
+        check_one "$agent" || status=1
+        continue
+    fi
+    start=$SECONDS
+    install_one "$agent"
+    echo "installed $agent in $((SECONDS - start)) s"
+    check_one "$agent" || status=1
 done
-echo "done: python -m tools.agentlab list"
+if [ "$check_only" = 0 ]; then echo "done: python -m tools.agentlab list"; fi
+exit "$status"

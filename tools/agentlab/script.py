@@ -64,6 +64,10 @@ class Script:
     # Said when a turn runs out of replies (e.g. after a rejected tool) or nothing matches.
     fallback: Reply = field(default_factory=lambda: [Text("OK.")])
 
+    def has_turn(self, prompt: str) -> bool:
+        low = prompt.lower()
+        return any(turn.key.lower() in low for turn in self.turns)
+
     def reply_for(self, prompt: str, index: int) -> Reply:
         low = prompt.lower()
         for turn in self.turns:

@@ -25,74 +25,161 @@ P_ASKBACK = "review app.py"
 # Typed but never sent: prompt phrases in the input box must not read as a prompt.
 DRAFT = "Do you want to proceed? 1. Yes 2. No (y/n) Allow execution? Esc to cancel"
 
-TEXT = Turn(P_TEXT, [[
-    Pause(0.6),
-    Text("This project is a tiny Python demo. `app.py` defines `main()`, which prints a "
-         "greeting, and runs it when the file is executed as a script. The README describes "
-         "it in one line. There are no tests and no dependencies yet, so the quickest "
-         "improvements would be a test for `main()` and a `pyproject.toml`.",
-         chunk=10, delay=0.06),
-]])
+TEXT = Turn(
+    P_TEXT,
+    [
+        [
+            Pause(0.6),
+            Text(
+                "This project is a tiny Python demo. `app.py` defines `main()`, which prints a "
+                "greeting, and runs it when the file is executed as a script. The README describes "
+                "it in one line. There are no tests and no dependencies yet, so the quickest "
+                "improvements would be a test for `main()` and a `pyproject.toml`.",
+                chunk=10,
+                delay=0.06,
+            ),
+        ]
+    ],
+)
 
-BASH = Turn(P_BASH, [
-    [Text("I'll remove the build directory."),
-     Tool("bash", {"command": "rm -rf build && sleep 2 && echo done",
-                   "description": "Remove the build directory"})],
-    [Pause(0.5), Text("Done: the build directory is gone.", chunk=6, delay=0.06)],
-])
+# Qwen Code refuses `sleep N; ...`: an adapter can script another command of the same length.
+BASH_COMMAND = "rm -rf build && sleep 2 && echo done"
 
-_ESSAY = ("Terminals began as teletypes: a keyboard and a printer joined by a serial line. "
-          "Video terminals replaced paper with a screen, and escape sequences let programs "
-          "move the cursor, clear lines and change colours. ") * 12
+
+def bash_turn(command: str = BASH_COMMAND) -> Turn:
+    """The command turn: text, the shell call, then the answer to its result."""
+    return Turn(
+        P_BASH,
+        [
+            [
+                Text("I'll remove the build directory."),
+                Tool("bash", {"command": command, "description": "Remove the build directory"}),
+            ],
+            [Pause(0.5), Text("Done: the build directory is gone.", chunk=6, delay=0.06)],
+        ],
+    )
+
+
+BASH = bash_turn()
+
+_ESSAY = (
+    "Terminals began as teletypes: a keyboard and a printer joined by a serial line. "
+    "Video terminals replaced paper with a screen, and escape sequences let programs "
+    "move the cursor, clear lines and change colours. "
+) * 12
 ESSAY = Turn(P_ESSAY, [[Pause(0.3), Text(_ESSAY, chunk=6, delay=0.08)]])
 
-EDIT_WRITE = Turn(P_EDIT, [
-    [Text("Let me read app.py first."), Tool("read", {"path": "app.py"})],
-    [Pause(0.5), Tool("edit", {"path": "app.py", "old": "    print('hello')",
-                               "new": "    print('hello, world')",
-                               "description": "greet the world"})],
-    [Pause(0.8), Text("Now the notes file."),
-     Tool("write", {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world\n"})],
-    [Pause(0.8), Text("Updated app.py and created NOTES.md.", chunk=6, delay=0.06)],
-])
+EDIT_WRITE = Turn(
+    P_EDIT,
+    [
+        [Text("Let me read app.py first."), Tool("read", {"path": "app.py"})],
+        [
+            Pause(0.5),
+            Tool(
+                "edit",
+                {
+                    "path": "app.py",
+                    "old": "    print('hello')",
+                    "new": "    print('hello, world')",
+                    "description": "greet the world",
+                },
+            ),
+        ],
+        [
+            Pause(0.8),
+            Text("Now the notes file."),
+            Tool(
+                "write",
+                {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world\n"},
+            ),
+        ],
+        [Pause(0.8), Text("Updated app.py and created NOTES.md.", chunk=6, delay=0.06)],
+    ],
+)
 
-PLAN = Turn(P_PLAN, [
-    [Text("I'll outline a plan first."),
-     Tool("plan", {"plan": "## Plan: --name option\n\n1. Parse arguments with argparse in "
-                           "app.py\n2. Add `--name` (default: world)\n3. Print "
-                           "`hello, NAME`\n4. Add a test for the option"})],
-    [Pause(0.8), Text("Plan approved. I'll start with the argument parsing.", chunk=6,
-                      delay=0.06)],
-])
+PLAN = Turn(
+    P_PLAN,
+    [
+        [
+            Text("I'll outline a plan first."),
+            Tool(
+                "plan",
+                {
+                    "plan": "## Plan: --name option\n\n1. Parse arguments with argparse in "
+                    "app.py\n2. Add `--name` (default: world)\n3. Print "
+                    "`hello, NAME`\n4. Add a test for the option"
+                },
+            ),
+        ],
+        [
+            Pause(0.8),
+            Text("Plan approved. I'll start with the argument parsing.", chunk=6, delay=0.06),
+        ],
+    ],
+)
 
-QUESTION = Turn(P_QUESTION, [
-    [Text("I need one decision from you."),
-     Tool("question", {"question": "Which database should the app use?", "header": "Database",
-                       "options": [("PostgreSQL", "Robust relational DB"),
-                                   ("SQLite", "File-based, zero config")]})],
-    [Pause(0.8), Text("Good choice. I'll set it up that way.", chunk=6, delay=0.06)],
-])
+QUESTION = Turn(
+    P_QUESTION,
+    [
+        [
+            Text("I need one decision from you."),
+            Tool(
+                "question",
+                {
+                    "question": "Which database should the app use?",
+                    "header": "Database",
+                    "options": [
+                        ("PostgreSQL", "Robust relational DB"),
+                        ("SQLite", "File-based, zero config"),
+                    ],
+                },
+            ),
+        ],
+        [Pause(0.8), Text("Good choice. I'll set it up that way.", chunk=6, delay=0.06)],
+    ],
+)
 
-_LONG = "".join(f"{i}. `ESC [ {i} m` sets graphic rendition attribute number {i}.\n"
-                for i in range(1, 91))
-LONG = Turn(P_LONG, [[Pause(0.3), Text("Here is the list:\n\n" + _LONG, chunk=90,
-                                       delay=0.03)]])
+_LONG = "".join(
+    f"{i}. `ESC [ {i} m` sets graphic rendition attribute number {i}.\n" for i in range(1, 91)
+)
+LONG = Turn(P_LONG, [[Pause(0.3), Text("Here is the list:\n\n" + _LONG, chunk=90, delay=0.03)]])
 
-THINK = Turn(P_THINK, [[
-    Thinking("The user wants a careful look at app.py. It has one function, main, that prints a "
-             "greeting, plus the usual __main__ guard. Things to weigh: testability (print is "
-             "hard to test; returning the string helps), configuration (a name argument), and "
-             "packaging (no pyproject yet). The smallest useful change is to split formatting "
-             "from printing.", chunk=10, delay=0.1),
-    Text("app.py is fine for its size. I would split building the greeting from printing it, "
-         "so it can be tested.", chunk=8, delay=0.05),
-]])
+THINK = Turn(
+    P_THINK,
+    [
+        [
+            Thinking(
+                "The user wants a careful look at app.py. It has one function, main, that prints a "
+                "greeting, plus the usual __main__ guard. Things to weigh: testability (print is "
+                "hard to test; returning the string helps), configuration (a name argument), and "
+                "packaging (no pyproject yet). The smallest useful change is to split formatting "
+                "from printing.",
+                chunk=10,
+                delay=0.1,
+            ),
+            Text(
+                "app.py is fine for its size. I would split building the greeting from printing "
+                "it, so it can be tested.",
+                chunk=8,
+                delay=0.05,
+            ),
+        ]
+    ],
+)
 
-ASKBACK = Turn(P_ASKBACK, [[
-    Pause(0.4),
-    Text("app.py is small and clear: `main()` prints a greeting and the `__main__` guard runs "
-         "it.\n\nWould you like me to add a command-line option for the name?",
-         chunk=8, delay=0.05),
-]])
+ASKBACK = Turn(
+    P_ASKBACK,
+    [
+        [
+            Pause(0.4),
+            Text(
+                "app.py is small and clear: `main()` prints a greeting and the `__main__` guard "
+                "runs it.\n\nWould you like me to add a command-line option for the name?",
+                chunk=8,
+                delay=0.05,
+            ),
+        ]
+    ],
+)
 
 ALL_TURNS = [TEXT, BASH, ESSAY, EDIT_WRITE, PLAN, QUESTION, LONG, THINK, ASKBACK]
