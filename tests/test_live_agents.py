@@ -48,6 +48,9 @@ SCENARIOS: dict[str, list[str]] = {
                "interrupt_ctrlc", "draft", "trust_dialog"],
     "aider": ["startup", "text", "bash_yes", "bash_no", "edit_write", "interrupt_ctrlc",
               "draft", "gitignore_question"],
+    "copilot": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "edit_write",
+                "interrupt_esc", "interrupt_ctrlc", "plan", "question", "draft",
+                "trust_dialog"],
 }  # fmt: skip
 CASES = [(agent, scen, WIDE) for agent, names in SCENARIOS.items() for scen in names] + [
     (agent, scen, SMALL) for agent in SCENARIOS for scen in ("bash_yes", "draft")

@@ -43,10 +43,12 @@ def transcript(cols: int, rows: list[str]) -> list[str]:
 
 
 def footer(text: str, cols: int, model: str = "fake-model") -> str:
-    """The footer row: `text` on the left (cut to fit, as Copilot does), the model right."""
-    room = cols - len(model) - 3
-    left = " " + text[:room]
-    return left.ljust(cols - len(model) - 1) + model
+    """The footer row: `text` on the left, the model right when both fit (Copilot drops the
+    model first on a narrow pane; the cases give the shorter texts it shows there)."""
+    left = " " + text
+    if len(left) + 1 + len(model) > cols:
+        return left[:cols]
+    return left.ljust(cols - len(model)) + model
 
 
 def input_box(cols: int, draft: list[str] | None = None, foot: str = IDLE_FOOTER) -> list[str]:
@@ -95,8 +97,10 @@ def dialog_box(
         rows += [row(""), row(question)]
     rows.append(row(""))
     for n, option in enumerate(options, start=1):
-        mark = "❯ " if n == pointer else "  "
-        for i, piece in enumerate(wrap(f"{n}. {option}", inner - 2)):
+        pieces = wrap(f"{n}. {option}", inner - 2)
+        # Ink lets the pointer's box shrink when the option beside it wraps: `❯1. Accept …`
+        mark = ("❯ " if len(pieces) == 1 else "❯") if n == pointer else "  "
+        for i, piece in enumerate(pieces):
             rows.append(row((mark if i == 0 else "  ") + piece))
     rows.append(row(""))
     rows += [row(piece) for piece in wrap(hint, inner)]
@@ -314,6 +318,20 @@ CASES = [
         lambda c: (
             transcript(c, HISTORY)
             + input_box(c, ["also check the tests"], foot="∙ Executing esc esc interrupt")
+        ),
+        "working",
+    ),
+    Case(
+        # Plan and Autopilot mode put the mode before the dot
+        "working-in-plan-mode",
+        lambda c: (
+            transcript(c, HISTORY)
+            + input_box(
+                c,
+                # below 80 columns the mode label goes (seen live at 40 and 60)
+                foot=("Plan · Manual Approval · " if c >= 80 else "") + "○ Working · 144 B esc esc "
+                "interrupt",
+            )
         ),
         "working",
     ),

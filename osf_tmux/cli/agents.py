@@ -86,7 +86,8 @@ def uninstall_cmd(agent: str, dry_run: bool) -> None:
 def launch_cmd(agent: str, args: tuple[str, ...]) -> None:
     """Start AGENT (found on PATH) with osf-tmux's hooks for this run only, touching no file.
 
-    Claude Code gets them through --settings; Codex gets osf-tmux as its notify program (-c),
+    Claude Code gets them through --settings; Copilot CLI through --plugin-dir (a plugin of
+    osf-tmux's, kept in its state folder); Codex gets osf-tmux as its notify program (-c),
     unless your config.toml names one of its own. ARGS go to the agent unchanged."""
     binary = shutil.which(agent)
     if binary is None:

@@ -6,6 +6,7 @@ from tools.agentlab.aider import Aider
 from tools.agentlab.base import AgentSpec
 from tools.agentlab.claude import Claude
 from tools.agentlab.codex import Codex
+from tools.agentlab.copilot import Copilot
 from tools.agentlab.gemini import Gemini
 
 AGENTS: dict[str, AgentSpec] = {
@@ -13,4 +14,5 @@ AGENTS: dict[str, AgentSpec] = {
     "codex": Codex(),
     "gemini": Gemini(),
     "aider": Aider(),
+    "copilot": Copilot(),
 }
