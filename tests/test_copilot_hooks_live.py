@@ -116,7 +116,8 @@ def test_hooks_report_each_state(
                 what="the dialog reported")  # fmt: skip
     tmux_server.cmd("send-keys", "-t", pane, "Enter")
     retry_until(lambda: reported(tmux_server, pane) == "done", timeout=30, what="the turn's end")
-    assert footer_idle(tmux_server, pane)
+    # Stop fires as the turn ends; the footer is redrawn a moment later
+    retry_until(lambda: footer_idle(tmux_server, pane), timeout=10, what="the input box back")
 
     ask(tmux_server, pane, st.P_QUESTION)
     retry_until(lambda: "needs information." in screen(tmux_server, pane), timeout=20,

@@ -453,6 +453,60 @@ def test_screen(c: Case, cols: int, manifest: Manifest) -> None:
     assert state == c.want, f"{c.name} at {cols} columns: got {state} by rule {rule}"
 
 
+# --- 0.0.3xx (late 2025), laid out after screens others published of it ---------------------
+
+OLD_FOOTER = " Ctrl+c Exit · Ctrl+r Expand recent"
+
+
+def old_input_box(cols: int, draft: str = "", spinner: str | None = None) -> list[str]:
+    rule = " " + "─" * (cols - 2)
+    rows = [f" {spinner}", ""] if spinner else []
+    prompt = " > " + (draft or " Enter @ to mention files or / for commands")
+    context = " ~/src/proj[⎇ main]".ljust(cols - 24) + "claude-sonnet-4.5 (1x)"
+    return [*rows, context, rule, prompt, rule, OLD_FOOTER]
+
+
+def old_dialog(cols: int) -> list[str]:
+    """The 0.0.3xx box: indented one column, the older hint row."""
+    box = dialog_box(
+        cols - 1,
+        "Zeige laufende Container:",
+        command_box(cols - 1, "docker ps"),
+        "Do you want to run this command?",
+        ["Yes", "Yes, and approve `docker` for the rest of the running session",
+         "No, and tell Copilot what to do differently (Esc)"],
+        hint="Confirm with number keys or ↑↓ keys and Enter, Cancel with Esc",
+    )  # fmt: skip
+    return [" " + r for r in box]
+
+
+OLD_HISTORY = [" > check the containers", "", " ● I'll look at the running containers first.", ""]
+OLD_CASES = [
+    Case("old-idle", lambda c: OLD_HISTORY + old_input_box(c), "idle"),
+    Case("old-permission", lambda c: OLD_HISTORY + old_dialog(c), "blocked"),
+    Case(
+        # An answer's last row (`● …`) stands where 0.0.3xx drew its activity line
+        # (`◉ Thinking (Esc to cancel)`, above the input box): no rule reads that line.
+        "old-draft-and-answer-with-the-words",
+        lambda c: [
+            *OLD_HISTORY[:2],
+            " ● Press the key when it asks (Esc to cancel)",
+            "",
+            *old_input_box(c, draft="◉ Thinking (Esc to cancel) Confirm with number keys"),
+        ],
+        "idle",
+    ),
+]
+
+
+@pytest.mark.parametrize("cols", WIDTHS)
+@pytest.mark.parametrize("c", OLD_CASES, ids=[c.name for c in OLD_CASES])
+def test_older_layout(c: Case, cols: int, manifest: Manifest) -> None:
+    rows = c.build(cols)  # type: ignore[operator]
+    state, rule = _state(manifest, rows, cols, c.height)
+    assert state == c.want, f"{c.name} at {cols} columns: got {state} by rule {rule}"
+
+
 def test_hint_row_wrapped_at_40_columns(manifest: Manifest) -> None:
     """Below ~45 columns the dialog's hint row wraps onto a second row (seen live at 40)."""
     rows = transcript(40, HISTORY) + bash_dialog(40)
