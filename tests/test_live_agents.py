@@ -48,6 +48,8 @@ SCENARIOS: dict[str, list[str]] = {
                "interrupt_ctrlc", "draft", "trust_dialog"],
     "aider": ["startup", "text", "bash_yes", "bash_no", "edit_write", "interrupt_ctrlc",
               "draft", "gitignore_question"],
+    "pi": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_why", "edit_write",
+           "write_editor", "question", "interrupt_esc", "draft", "session_cwd"],
     "copilot": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "edit_write",
                 "interrupt_esc", "interrupt_ctrlc", "plan", "question", "draft",
                 "trust_dialog"],

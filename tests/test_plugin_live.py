@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -22,7 +21,7 @@ from osf_tmux.daemon.lifecycle import DaemonFiles, running_pid
 from osf_tmux.plugin.load import STATUS_FRAGMENT, WINDOW_FRAGMENT
 from osf_tmux.tmux import ServerSpec
 from tests.live import Feeder
-from tests.tmux_server import TmuxServer, retry_until
+from tests.tmux_server import TmuxServer, outside_env, retry_until
 
 pytestmark = [
     pytest.mark.tmux,
@@ -65,7 +64,7 @@ class Loaded:
 def isolated_env(server: TmuxServer, home: Path, extra: dict[str, str]) -> dict[str, str]:
     """Files under `home`; the same values set in the server, since run-shell jobs (where the
     plugin's work and the daemon run) take the server's environment, not ours."""
-    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    env = outside_env()
     mine = {
         "XDG_STATE_HOME": str(home / "state"),
         "XDG_RUNTIME_DIR": str(home / "run"),
@@ -155,6 +154,7 @@ class ControlClient:
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            env=outside_env(),
         )
         self.name = retry_until(
             lambda: next(iter(set(self.names()) - before), None), timeout=10, what="client"
@@ -164,7 +164,9 @@ class ControlClient:
         return self.server.cmd("list-clients", "-F", "#{client_name}").split()
 
     def pane(self) -> str:
-        return self.server.cmd("display-message", "-p", "-c", self.name, "#{pane_id}").strip()
+        """The pane this client shows (`display-message -c` would say the caller's pane)."""
+        listing = self.server.cmd("list-clients", "-F", "#{client_name} #{pane_id}")
+        return dict(line.split(" ", 1) for line in listing.splitlines())[self.name]
 
     def send(self, command: str) -> None:
         assert self.proc.stdin is not None
@@ -265,3 +267,53 @@ def test_the_bound_key_runs_next_for_the_client_that_pressed_it(
     command = line[line.index("run-shell") :]
     client.send(command)  # what pressing prefix + A makes tmux run, with this client current
     retry_until(lambda: client.pane() == blocked.pane, timeout=10, what="client at the pane")
+
+
+@pytest.fixture
+def second_blocked(loaded: Loaded, tmp_path: Path) -> Iterator[Feeder]:
+    path, offset = BASH_PROMPT
+    feeder = Feeder(loaded.server, tmp_path, 120, 32, "claude")
+    try:
+        retry_until(lambda: feeder.option("@osf_pipe"), timeout=10, what="daemon to pipe the pane")
+        feeder.write(path.read_bytes()[:offset])
+        retry_until(lambda: feeder.state() == "blocked", timeout=10, what="blocked")
+        yield feeder
+    finally:
+        feeder.close()
+        loaded.server.kill_pane(feeder.pane)
+
+
+def test_next_cycles_whatever_pane_its_caller_inherited(
+    loaded: Loaded, blocked: Feeder, second_blocked: Feeder, client: ControlClient
+) -> None:
+    # A server started from inside tmux gives its $TMUX_PANE to every run-shell job: `next`
+    # must read where the client is from the client, or every press lands on the first pane.
+    env = {**loaded.env, "TMUX_PANE": "%0"}
+    seen = []
+    for _ in range(3):
+        out = subprocess.run(
+            [str(OSF_TMUX), "-L", loaded.server.socket_name, "next", "--client", client.name],
+            env=env, capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        seen.append(client.pane())
+    assert set(seen[:2]) == {blocked.pane, second_blocked.pane}
+    assert seen[2] == seen[0]
+
+
+def test_the_bound_key_cycles_in_a_server_started_inside_tmux(
+    loaded: Loaded, blocked: Feeder, second_blocked: Feeder, client: ControlClient
+) -> None:
+    line = next(
+        x for x in loaded.tmux("list-keys", "-T", "prefix").splitlines() if "osf-tmux:next" in x
+    )
+    command = line[line.index("run-shell") :]
+    loaded.tmux("set-environment", "-g", "TMUX_PANE", "%0")
+    try:
+        waiting = {blocked.pane, second_blocked.pane}
+        client.send(command)
+        first = retry_until(lambda: (p := client.pane()) in waiting and p, what="first press")
+        client.send(command)
+        retry_until(lambda: client.pane() == (waiting - {first}).pop(), what="second press")
+    finally:
+        loaded.tmux("set-environment", "-g", "-u", "TMUX_PANE")

@@ -51,13 +51,58 @@ load_in_background() {
 	tmux run-shell -b "$bin plugin load --bin $bin >>$(quoted "$LOG") 2>&1"
 }
 
-bootstrap() {
-	local python="${OSF_TMUX_PYTHON:-python3}"
-	if ! mkdir "$LOCK" 2>/dev/null; then
-		log "bootstrap: already running (remove $LOCK if it is not)"
+# The bootstrap lock is a directory (mkdir is atomic) with the holder in it: its pid and the
+# time that process started, so that a holder that is gone (a reboot or an OOM kill in the
+# middle of pip) is told from one that still runs, even once its pid belongs to another process.
+started() {  # when process $1 started, as ps says it ('' when it is gone or ps cannot say)
+	ps -o lstart= -p "$1" 2>/dev/null | tr -s ' '
+}
+
+holder_alive() {  # $1: the holder as the lock says it, "PID START"
+	local pid="${1%% *}" start="${1#* }"
+	case "$pid" in '' | *[!0-9]*) return 1 ;; esac
+	kill -0 "$pid" 2>/dev/null && [ "$(started "$pid")" = "$start" ]
+}
+
+take_lock() {
+	local me holder
+	me="$$ $(started "$$")"
+	if mkdir "$LOCK" 2>/dev/null; then
+		printf '%s\n' "$me" >"$LOCK/holder"
 		return 0
 	fi
-	trap 'rmdir "$LOCK" 2>/dev/null' EXIT
+	holder="$(cat "$LOCK/holder" 2>/dev/null)"
+	if [ -n "$holder" ] && holder_alive "$holder"; then
+		return 1
+	fi
+	# No holder written: taken an instant ago (mkdir comes first), or left by an older version
+	# of this script; that one is trusted for ten minutes (an install takes about one).
+	if [ -z "$holder" ] && [ -n "$(find "$LOCK" -maxdepth 0 -mmin -10 2>/dev/null)" ]; then
+		return 1
+	fi
+	log "bootstrap: taking over $LOCK from ${holder:-a holder that wrote no pid}, gone"
+	# Renamed before it is removed: of two loads that both found it stale, one gets it.
+	mv "$LOCK" "$LOCK.stale.$$" 2>/dev/null || return 1
+	if [ "$(cat "$LOCK.stale.$$/holder" 2>/dev/null)" != "$holder" ]; then
+		mv "$LOCK.stale.$$" "$LOCK" 2>/dev/null  # a live one taken meanwhile: give it back
+		return 1
+	fi
+	rm -rf "$LOCK.stale.$$"
+	mkdir "$LOCK" 2>/dev/null || return 1
+	printf '%s\n' "$me" >"$LOCK/holder"
+}
+
+release_lock() {
+	[ "$(cat "$LOCK/holder" 2>/dev/null)" = "$$ $(started "$$")" ] && rm -rf "$LOCK"
+}
+
+bootstrap() {
+	local python="${OSF_TMUX_PYTHON:-python3}"
+	if ! take_lock; then
+		log "bootstrap: already running ($(cat "$LOCK/holder" 2>/dev/null || echo "$LOCK"))"
+		return 0
+	fi
+	trap release_lock EXIT
 	log "bootstrap: installing osf-tmux into $VENV with $python"
 	say "installing osf-tmux into $VENV (first load, about a minute)..."
 	if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' >>"$LOG" 2>&1; then

@@ -42,7 +42,7 @@ def _apply(plan: agent_hooks.Plan, dry_run: bool, verb: str) -> None:
         action = "remove" if change.after is None else "write"
         click.echo(f"{'would ' if dry_run else ''}{action} {change.path}")
         backup = agent_hooks.backup_path(change.path)
-        if change.before is not None and change.after is not None and not backup.exists():
+        if change.keeps_backup() and not backup.exists():
             click.echo(f"  {'would keep' if dry_run else 'kept'} the original as {backup}")
     if not dry_run:
         try:
@@ -86,9 +86,10 @@ def uninstall_cmd(agent: str, dry_run: bool) -> None:
 def launch_cmd(agent: str, args: tuple[str, ...]) -> None:
     """Start AGENT (found on PATH) with osf-tmux's hooks for this run only, touching no file.
 
-    Claude Code gets them through --settings; Copilot CLI through --plugin-dir (a plugin of
-    osf-tmux's, kept in its state folder); Codex gets osf-tmux as its notify program (-c),
-    unless your config.toml names one of its own. ARGS go to the agent unchanged."""
+    Claude Code gets them through --settings; Codex gets osf-tmux as its notify program (-c),
+    unless your config.toml names one of its own; Pi loads osf-tmux's extension (-e, a copy
+    kept in osf-tmux's own state folder); Copilot CLI a plugin of osf-tmux's (--plugin-dir,
+    kept there too). ARGS go to the agent unchanged."""
     binary = shutil.which(agent)
     if binary is None:
         raise click.ClickException(f"{agent} is not installed or not on PATH")
@@ -113,7 +114,13 @@ def send_cmd(server: ServerSpec, pane: str, text: tuple[str, ...]) -> None:
     """Type TEXT into the agent in PANE and submit it; refused while the agent waits for an
     answer (then nothing is typed).
 
-    The pane is judged afresh first (its screen now, and the agent's latest hook report)."""
+    PANE is a pane id (%N) or session:window.pane exactly as `tmux list-panes -a` shows it;
+    anything else is refused. The pane is judged afresh first (its screen now, and the agent's
+    latest hook report), and once more right before the text goes in.
+
+    TEXT is typed as text: it may hold newlines and tabs, but any other control character
+    (Escape, Ctrl-C, carriage return, Delete, C1 controls) is refused and nothing is typed,
+    since it would act as a key or end the paste early."""
     rules = load_rules(user_rules_dir())
     try:
         looked = safe_input.send(Tmux(server), rules, pane, " ".join(text))
@@ -134,6 +141,10 @@ def send_cmd(server: ServerSpec, pane: str, text: tuple[str, ...]) -> None:
 def answer_cmd(server: ServerSpec, pane: str, choice: str) -> None:
     """Answer the prompt the agent in PANE waits on: CHOICE is yes, no, or the number of an
     option in its menu. Refused unless the screen shows a prompt right now.
+
+    PANE is a pane id (%N) or session:window.pane exactly as `tmux list-panes -a` shows it;
+    anything else is refused. Right before the keys go, the pane is looked at once more: the
+    same process must show the same prompt.
 
     The keys per agent come from the [answer] table of its rules (rules/*.toml)."""
     rules = load_rules(user_rules_dir())

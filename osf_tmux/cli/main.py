@@ -9,6 +9,7 @@ import click
 from osf_tmux import __version__
 from osf_tmux.cli.agents import COMMANDS as AGENT_COMMANDS
 from osf_tmux.cli.daemon import daemon_cmd, start_cmd, status_cmd, stop_cmd
+from osf_tmux.cli.events import COMMANDS as EVENT_COMMANDS
 from osf_tmux.cli.plugin import COMMANDS as PLUGIN_COMMANDS
 from osf_tmux.cli.rules import explain_cmd, replay_cmd, rules_group
 from osf_tmux.tmux import ServerSpec
@@ -33,5 +34,5 @@ def main(ctx: click.Context, socket_name: str | None, socket_path: str | None) -
 
 for command in (replay_cmd, explain_cmd, rules_group, start_cmd, stop_cmd, status_cmd, daemon_cmd):
     main.add_command(command)
-for command in (*PLUGIN_COMMANDS, *AGENT_COMMANDS):  # osf_tmux/cli/plugin.py, cli_agents.py
+for command in (*PLUGIN_COMMANDS, *AGENT_COMMANDS, *EVENT_COMMANDS):  # cli/plugin, agents, events
     main.add_command(command)

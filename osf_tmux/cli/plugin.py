@@ -15,6 +15,7 @@ from osf_tmux.daemon.lifecycle import (
     start,
     stop,
 )
+from osf_tmux.paths import private_dir
 from osf_tmux.plugin import doctor as doc
 from osf_tmux.plugin import jump
 from osf_tmux.plugin.load import (
@@ -31,7 +32,9 @@ pass_server = click.make_pass_decorator(ServerSpec, ensure=True)
 
 
 @click.command("next")
-@click.option("--client", metavar="NAME", help="The tmux client to move (default: the current).")
+@click.option(
+    "--client", metavar="NAME", help="The tmux client to move (default: the one used last)."
+)
 @pass_server
 def next_cmd(server: ServerSpec, client: str | None) -> None:
     """Show the next pane that waits: blocked ones first (longest waiting first), then done.
@@ -42,6 +45,8 @@ def next_cmd(server: ServerSpec, client: str | None) -> None:
     running = running_pid(files) is not None
     status = read_status(files) if running else None
     try:
+        # Typed in a shell rather than bound to a key: the client someone used last.
+        client = client or jump.recent_client(tmux)
         panes, current = jump.waiting_panes(tmux, client, jump.since_times(status))
         target = jump.pick(panes, current)
         if target is None:
@@ -97,7 +102,7 @@ def load_cmd(server: ServerSpec, binary: str | None, no_daemon: bool) -> None:
         if not no_daemon:
             pid, already = start(server, files)
             daemon = f"pid {pid}{' (already running)' if already else ''}"
-        files.state.mkdir(parents=True, exist_ok=True)
+        private_dir(files.state)
         config_stamp(files.state).touch()
     except NoServerError as exc:
         log_line(log, "load", f"failed: {exc}")

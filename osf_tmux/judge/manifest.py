@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from osf_tmux.judge.backtracking import exponential_risk
 from osf_tmux.judge.regions import Region
 
 if sys.version_info >= (3, 11):
@@ -101,6 +102,18 @@ class Manifest:
     rules: tuple[Rule, ...]
     source: str = ""
     answer: Answer | None = None  # None: osf-tmux cannot answer this agent's prompts
+
+    def without(
+        self, rule_ids: Iterable[str] = (), process_args: Iterable[re.Pattern[str]] = ()
+    ) -> Manifest:
+        """This manifest without some of its rules or process patterns (ones that proved too
+        slow to run)."""
+        drop, args = set(rule_ids), set(process_args)
+        return replace(
+            self,
+            rules=tuple(r for r in self.rules if r.id not in drop),
+            process_args=tuple(p for p in self.process_args if p not in args),
+        )
 
 
 def shipped_rules_dir() -> Path:
@@ -297,10 +310,21 @@ def _compile(
     source: str, problems: _Problems, rule: str | None, key: str
 ) -> re.Pattern[str] | None:
     try:
-        return re.compile(source, re.MULTILINE)
+        pattern = re.compile(source, re.MULTILINE)
     except re.error as exc:
         problems.add(f"bad regex {source!r}: {exc}", rule, key)
         return None
+    risk = exponential_risk(pattern)
+    if risk is not None:
+        problems.add(
+            f"regex {source!r} can take exponential time ({risk}): one screen line could "
+            "keep osf-tmux busy for hours. Write it so that each character can be matched in "
+            "one way only: `(a+)+` as `a+`, `(\\w+\\s?)*` as `(\\w+\\s)*\\w*`",
+            rule,
+            key,
+        )
+        return None
+    return pattern
 
 
 def _strings(raw: Any, key: str, problems: _Problems) -> tuple[str, ...]:

@@ -38,6 +38,11 @@ class RuleSet:
         except KeyError:
             raise UnknownAgentError(agent, self.manifests) from None
 
+    def replacing(self, old: Manifest, new: Manifest) -> RuleSet:
+        """These rules with `new` in place of `old`."""
+        manifests = {a: new if m is old else m for a, m in self.manifests.items()}
+        return RuleSet(manifests, self.problems, self.overridden)
+
     def for_process(self, argv: Iterable[str]) -> Manifest | None:
         """The manifest whose process names or argument patterns fit this command line."""
         args = [a for a in argv if a]

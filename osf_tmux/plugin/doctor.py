@@ -16,8 +16,9 @@ from typing import Any
 
 from osf_tmux.agents import hooks as agent_settings
 from osf_tmux.agents.integration import agent_module
-from osf_tmux.daemon import tmux_hooks
+from osf_tmux.daemon import leftovers, tmux_hooks
 from osf_tmux.daemon.lifecycle import DaemonFiles, read_status, running_pid
+from osf_tmux.paths import OWN_LEVELS, dir_problem
 from osf_tmux.plugin import options as po
 from osf_tmux.plugin.load import STATUS_FRAGMENT, WINDOW_FRAGMENT, plugin_log, prefix_bindings
 from osf_tmux.tmux import Tmux, TmuxError
@@ -46,9 +47,34 @@ def tmux_version(tmux: Tmux) -> list[Check]:
     return [Check("tmux", "ok", f"tmux {version}, {tmux.server.describe()}")]
 
 
-def daemon(files: DaemonFiles, status: Mapping[str, Any] | None, now: float) -> list[Check]:
+def daemon(
+    files: DaemonFiles, status: Mapping[str, Any] | None, now: float, down: str = ""
+) -> list[Check]:
+    """`down`: what the watchdog left in `@osf_daemon_down` when it gave up restarting."""
     pid = running_pid(files)
     if pid is None:
+        if status and status.get("running"):
+            ago = now - float(status.get("updated", 0) or 0)
+            return [
+                Check(
+                    "daemon",
+                    "fail",
+                    f"died without stopping (pid {status.get('pid')}, last heard of "
+                    f"{ago:.0f} s ago): the states and hooks it left may be stale",
+                    f"start it again: osf-tmux start (or clear what it left: osf-tmux stop); "
+                    f"why it died may be in {files.log}",
+                )
+            ]
+        if down or (status and status.get("gave_up")):
+            return [
+                Check(
+                    "daemon",
+                    "fail",
+                    "died again and again, so the watchdog stopped restarting it "
+                    "(it cleared what the daemon left in tmux)",
+                    f"see {files.log}; then: osf-tmux start",
+                )
+            ]
         return [
             Check(
                 "daemon",
@@ -73,6 +99,44 @@ def daemon(files: DaemonFiles, status: Mapping[str, Any] | None, now: float) -> 
     return checks
 
 
+def private_dirs(files: DaemonFiles, uid: int | None = None) -> list[Check]:
+    """The runtime directory (FIFOs: every byte the panes print) and the state directory (log
+    and status: prompt excerpts) must be the user's own, 0700."""
+    checks = []
+    for what, leaf in (("runtime dir", files.runtime), ("state dir", files.state)):
+        chain = [leaf.parent, leaf][-OWN_LEVELS:]
+        problems = [p for d in chain if (p := dir_problem(d, uid)) is not None]
+        if problems:
+            checks.append(
+                Check(
+                    what,
+                    "fail",
+                    f"{problems[0]}: unsafe, another user could read pane output through it; "
+                    "the daemon refuses to start",
+                    f"remove it (rm -r {chain[0]}), or set "
+                    f"{'XDG_RUNTIME_DIR' if leaf == files.runtime else 'XDG_STATE_HOME'} "
+                    "to a directory only you can reach",
+                )
+            )
+            continue
+        loose = [d for d in chain if d.is_dir() and d.stat().st_mode & 0o077]
+        if loose:
+            checks.append(
+                Check(
+                    what,
+                    "warn",
+                    f"{loose[0]} is yours but open to others "
+                    f"(mode {loose[0].stat().st_mode & 0o777:o})",
+                    "the daemon makes it 0700 when it starts; or now: chmod 700 " + str(loose[0]),
+                )
+            )
+        elif leaf.is_dir():
+            checks.append(Check(what, "ok", f"{leaf}: yours, private"))
+        else:
+            checks.append(Check(what, "ok", f"{leaf}: not made yet (the daemon makes it 0700)"))
+    return checks
+
+
 def pipes(status: Mapping[str, Any] | None) -> list[Check]:
     panes = (status or {}).get("panes", [])
     foreign = [p for p in panes if p.get("pipe") == "foreign"]
@@ -84,7 +148,8 @@ def pipes(status: Mapping[str, Any] | None) -> list[Check]:
                 "pipes",
                 "warn",
                 f"{p.get('address')} ({p.get('pane')}) keeps someone else's pipe-pane "
-                "(tmux-logging?): watched with capture-pane, so its state lags",
+                "(tmux-logging?): an agent there is watched by capturing its screen (10 times a "
+                "second while it works or waits), which costs more CPU than its own pipe",
                 "stop that pane's logging (pipe-pane without a command) to let osf-tmux stream it",
             )
         )
@@ -96,7 +161,17 @@ def hooks(tmux: Tmux, files: DaemonFiles, running: bool) -> list[Check]:
         listing = tmux.run("show-hooks", "-g")
     except TmuxError as exc:
         return [Check("tmux hooks", "warn", f"cannot list hooks: {exc}")]
-    found = tmux_hooks.ours(listing, str(files.runtime))
+    found = tmux_hooks.ours(listing)
+    if found and not running:
+        return [
+            Check(
+                "tmux hooks",
+                "warn",
+                f"{len(found)} hooks of a daemon that is gone are still set (harmless: they "
+                "signal a tmux wait channel, no process)",
+                "they go when the daemon starts (osf-tmux start) or with osf-tmux stop",
+            )
+        ]
     if found:
         return [Check("tmux hooks", "ok", f"{len(found)} hooks wake the daemon on pane changes")]
     if not running:
@@ -134,19 +209,16 @@ def agent_hooks(env: Mapping[str, str]) -> list[Check]:
     ]
 
 
-def notifications(tmux: Tmux) -> list[Check]:
-    from osf_tmux.plugin.notify import read_config
-    from osf_tmux.plugin.notify_backends import DesktopBackend
+BUS_FIX = (
+    "from a terminal of your desktop session run "
+    'tmux set-environment -g DBUS_SESSION_BUS_ADDRESS "$DBUS_SESSION_BUS_ADDRESS" (the daemon '
+    "takes it at the next notification, no restart); to have every attach bring it, add "
+    "set -ga update-environment DBUS_SESSION_BUS_ADDRESS to tmux.conf"
+)
 
-    config = read_config(tmux)
-    states = ", ".join(sorted(config.states)) or "nothing (all notify options off)"
-    desktop = DesktopBackend(lambda pane: None, timeout=2.0)
-    try:
-        if config.desktop and desktop.is_available():
-            return [Check("notifications", "ok", f"desktop notifications on {states}")]
-    finally:
-        desktop.close()
-    ways = [
+
+def _ways(config: Any) -> list[str]:
+    return [
         w
         for w, on in (
             ("tmux messages", config.message),
@@ -155,6 +227,123 @@ def notifications(tmux: Tmux) -> list[Check]:
         )
         if on
     ]
+
+
+def _when(at: Any, now: float) -> str:
+    if not isinstance(at, int | float):
+        return "never"
+    clock = time.strftime("%H:%M:%S", time.localtime(at))
+    return f"{clock} ({max(0, round(now - at))}s ago)"
+
+
+def notifications(
+    tmux: Tmux,
+    status: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    now: float | None = None,
+) -> list[Check]:
+    """The path the daemon itself uses (from its status.json), not what this shell would get:
+    the daemon may have another bus, or none. Without a daemon, a probe from here, said so."""
+    from osf_tmux.plugin.notify import read_config
+
+    env = os.environ if env is None else env
+    now = time.time() if now is None else now
+    config = read_config(tmux)
+    notify = (status or {}).get("notify") if (status or {}).get("running") else None
+    if not isinstance(notify, Mapping):
+        return _probe_here(config)
+    states = ", ".join(sorted(config.states)) or "nothing (all notify options off)"
+    backends = notify.get("backends") or {}
+    desktop = backends.get("desktop") or {}
+    bus, bus_from = desktop.get("bus") or "", desktop.get("bus_from") or "nowhere"
+    mine = env.get("DBUS_SESSION_BUS_ADDRESS", "")
+    checks = []
+    path = notify.get("path")
+    ways = _ways(config)
+    if path == "desktop":
+        checks.append(
+            Check(
+                "notifications",
+                "ok",
+                f"the daemon notifies on {states} through the desktop (bus {bus} from "
+                f"{bus_from}); last delivered {_when(desktop.get('last_ok'), now)}",
+            )
+        )
+    elif not config.desktop:
+        level = "info" if ways else "warn"
+        checks.append(
+            Check(
+                "notifications",
+                level,
+                f"desktop notifications are off; the daemon uses {', '.join(ways) or 'nothing'}",
+                "set -g @osf-notify-message on",
+            )
+        )
+    else:
+        reason = desktop.get("reason") or desktop.get("last_error") or "unknown"
+        lines = [
+            f"the daemon notifies on {states} through {', '.join(ways) or 'nothing'}, not "
+            f"the desktop: {reason}",
+            f"its session bus: {bus or 'none'} (from {bus_from})",
+        ]
+        if desktop.get("last_ok"):
+            lines.append(f"the desktop last worked {_when(desktop.get('last_ok'), now)}")
+        if desktop.get("last_error_at"):
+            lines.append(
+                f"last failure {_when(desktop.get('last_error_at'), now)}: "
+                f"{desktop.get('last_error')}"
+            )
+        if mine and mine != bus:
+            lines.append(f"this shell's bus is {mine}: the daemon does not use it")
+        # A desktop that worked, or a bus in this shell, says a desktop is there to reach.
+        level = "warn" if (desktop.get("last_ok") or mine or not ways) else "info"
+        checks.append(Check("notifications", level, "\n".join(lines), BUS_FIX))
+    checks += _command_check(config, notify, now)
+    return checks
+
+
+def _command_check(config: Any, notify: Mapping[str, Any], now: float) -> list[Check]:
+    if not config.command:
+        return []
+    info = notify.get("command") or {}
+    last, failure = info.get("last"), info.get("last_failure")
+    head = f"@osf-notify-command {config.command!r}"
+    if not last:
+        return [Check("notify command", "info", f"{head}: not run yet")]
+    if failure and failure.get("at") == last.get("at"):
+        tail = f"; stderr: {failure.get('stderr')}" if failure.get("stderr") else ""
+        return [
+            Check(
+                "notify command",
+                "warn",
+                f"{head} failed {_when(failure.get('at'), now)} for {failure.get('address')}: "
+                f"{failure.get('error')}{tail} ({info.get('failures')} of {info.get('runs')} "
+                "runs failed)",
+                "run it by hand with the OSF_* variables set; see the daemon's log",
+            )
+        ]
+    return [
+        Check(
+            "notify command",
+            "ok",
+            f"{head} ran {info.get('runs')} times, last {_when(last.get('at'), now)} "
+            f"({info.get('failures')} failed)",
+        )
+    ]
+
+
+def _probe_here(config: Any) -> list[Check]:
+    from osf_tmux.plugin.notify_desktop import DesktopBackend
+
+    states = ", ".join(sorted(config.states)) or "nothing (all notify options off)"
+    here = "checked from this shell, since no daemon runs to say what it uses"
+    desktop = DesktopBackend(lambda pane: None, timeout=2.0)
+    try:
+        if config.desktop and desktop.is_available():
+            return [Check("notifications", "ok", f"desktop notifications on {states} ({here})")]
+    finally:
+        desktop.close()
+    ways = _ways(config)
     why = desktop.reason if config.desktop else "desktop notifications are off"
     if not ways:
         return [
@@ -169,9 +358,8 @@ def notifications(tmux: Tmux) -> list[Check]:
         Check(
             "notifications",
             "info",
-            f"{why}; on {states} osf-tmux uses {', '.join(ways)}",
-            "desktop pop-ups need a session bus (DBUS_SESSION_BUS_ADDRESS) and a "
-            "notification daemon; over ssh, a terminal that shows OSC 9 or 777",
+            f"{why}; on {states} osf-tmux uses {', '.join(ways)} ({here})",
+            "desktop pop-ups need a session bus and a notification daemon: " + BUS_FIX,
         )
     ]
 
@@ -272,14 +460,19 @@ def run_all(tmux: Tmux, files: DaemonFiles, env: Mapping[str, str] | None = None
         return checks + rules() + agent_hooks(env) + plugin_log_check(env)
     status = read_status(files)
     running = running_pid(files) is not None
-    checks += daemon(files, status, time.time())
+    checks += private_dirs(files)
+    try:
+        down = tmux.run("show-options", "-gqv", leftovers.DOWN).strip()
+    except TmuxError:
+        down = ""
+    checks += daemon(files, status, time.time(), down)
     if running:
         checks += pipes(status)
     checks += hooks(tmux, files, running)
     checks += plugin(tmux)
     checks += plugin_log_check(env)
     checks += agent_hooks(env)
-    checks += notifications(tmux)
+    checks += notifications(tmux, status if running else None, env)
     checks += rules()
     return checks
 

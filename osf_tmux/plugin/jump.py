@@ -55,18 +55,21 @@ def since_times(status: Mapping[str, Any] | None) -> dict[str, float]:
 def waiting_panes(
     tmux: Tmux, client: str | None, since: Mapping[str, float]
 ) -> tuple[list[Waiting], str | None]:
-    """The waiting panes and the pane `client` shows now, in one tmux call."""
+    """The waiting panes and the pane `client` shows now, in one tmux call.
+
+    The client's pane comes from `list-clients`, which says what each client shows. Not from
+    `display-message -c CLIENT`: that reads the pane of whoever runs it, from $TMUX_PANE, and a
+    run-shell job inherits the one the server was started from (a server started inside tmux),
+    so repeated presses would never move on."""
     fmt = SEP.join(("#{pane_id}", "#{session_name}:#{window_index}.#{pane_index}", "#{@osf_state}"))
-    current = ["display-message", "-p"]
-    if client:
-        current += ["-c", client]
-    out = tmux.run_many(
-        [["list-panes", "-a", "-F", _PANE_HEAD + fmt], [*current, _CURRENT_HEAD + "#{pane_id}"]]
-    )
+    clients = ["list-clients", "-F", _CURRENT_HEAD + "#{client_name}" + SEP + "#{pane_id}"]
+    out = tmux.run_many([["list-panes", "-a", "-F", _PANE_HEAD + fmt], clients])
     panes, now = [], None
     for line in out.splitlines():
         if line.startswith(_CURRENT_HEAD):
-            now = line[len(_CURRENT_HEAD) :] or None
+            name, _, pane_id = line[len(_CURRENT_HEAD) :].partition(SEP)
+            if name == client and pane_id:
+                now = pane_id
         elif line.startswith(_PANE_HEAD):
             pane_id, address, state = line[len(_PANE_HEAD) :].split(SEP)
             if state in WAITING:

@@ -24,6 +24,8 @@ class Option:
 # The formats read only options: nothing forks per status redraw. Commas inside a `#{?...}`
 # branch would split it, so styles use spaces (`fg=red bold`).
 STATUS_FORMAT = (
+    # set only while no daemon runs after one died (the watchdog gave up restarting it)
+    "#{?@osf_daemon_down,#[fg=#{@osf-color-blocked}]osf-tmux: #{@osf_daemon_down}#[default] ,}"
     "#{?#{e|>:#{@osf_blocked_count},0},"
     "#[fg=#{@osf-color-blocked} bold]#{@osf-icon-blocked} #{@osf_blocked_count} blocked"
     "#[default] ,}"
@@ -102,6 +104,18 @@ OPTIONS: tuple[Option, ...] = (
         "on",
         "without a desktop: OSC 9 and OSC 777 to each client's terminal (works over ssh)",
         "onoff",
+    ),
+    Option(
+        "@osf-notify-command",
+        "",
+        "a command of yours run on each notification (`sh -c`); the event is in `OSF_*` "
+        "variables and as JSON on stdin, never in the command's text",
+    ),
+    Option(
+        "@osf-notify-command-timeout",
+        "10",
+        "seconds before the notify command is killed",
+        "seconds",
     ),
     Option("@osf-bin", "", "the osf-tmux program (empty: found or installed by the plugin)"),
 )

@@ -3,25 +3,15 @@ platform package) in offline mode against the fake chat completions API (BYOK pr
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 from typing import Any
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Sleep, Type
-from tools.agentlab.base import (
-    BASE_ENV,
-    AgentSpec,
-    RunDirs,
-    Scenario,
-    answer_turns,
-    approval_turns,
-    lab_home,
-    scenario_maker,
-)
+from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, lab_home, package_version
 from tools.agentlab.dialect import Dialect, ToolShape
-from tools.agentlab.script import Script
+from tools.agentlab.shapes import Shapes, Ui
 
 # The footer row under the input box is the last row on screen: the mode while idle, the spinner
 # and the double-Esc hint while a turn runs (after the mode in Plan/Autopilot mode). Dialogs
@@ -80,69 +70,43 @@ def _exit_plan_mode(a: dict[str, Any]) -> dict[str, Any]:
     return {"summary": a["plan"], "recommendedAction": "interactive"}
 
 
-def _start() -> list[Action]:
-    return [Expect("idle", IDLE, "startup finished, empty input box", timeout=90, settle=0.8)]
-
-
-def _ask(prompt: str) -> list[Action]:
-    # An Enter that follows the typed text too closely is taken as part of a paste.
+def _interrupt(s: Shapes, keys: list[Action], how: str) -> list[Action]:
     return [
-        Type(prompt),
-        Sleep(0.5),
-        Keys(("Enter",), "submit prompt"),
-        Expect("working", WORKING, "prompt submitted, agent working"),
-    ]
-
-
-def _done(note: str = "turn finished, back at the input box") -> Expect:
-    return Expect("idle", IDLE, note, settle=1.2, server_quiet=True)
-
-
-def _blocked(cue: Cue, note: str) -> Expect:
-    return Expect("blocked", cue, note, settle=1.5)
-
-
-def _interrupt(keys: list[Action], how: str) -> list[Action]:
-    return [
-        *_start(),
-        *_ask(st.P_ESSAY),
+        *s.start(),
+        *s.ask(st.P_ESSAY),
         Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.5),
         *keys,
         Expect("idle", IDLE, f"interrupted with {how}; back at the input box", settle=1.2),
     ]
 
 
-def _scenarios() -> list[Scenario]:
-    sc = scenario_maker(Script(st.ALL_TURNS))
+def _scenarios(s: Shapes) -> list[Scenario]:
+    sc = s.sc
     return [
-        sc("startup", "launch in a trusted folder; idle input box", _start()),
-        sc("text", "a slowly streamed text answer", _start(), _ask(st.P_TEXT), _done()),
-        *approval_turns(
-            sc,
-            _start,
-            _ask,
-            _done,
+        sc("startup", "launch in a trusted folder; idle input box", s.start()),
+        sc("text", "a slowly streamed text answer", s.start(), s.ask(st.P_TEXT), s.done()),
+        *s.approvals(
             what="command permission dialog",
             approved="command permission dialog approved with 1. Yes",
-            dialog=_blocked(BASH_PROMPT, "command permission dialog"),
+            dialog=s.blocked(BASH_PROMPT, "command permission dialog"),
             first_option="select 1. Yes",
             working=Expect("working", WORKING, "approved; command running"),
-            back="input box",
-        )[:2],
+            reject=None,  # No is a text field: bash_no below
+        ),
         sc(
             "bash_no",
             "command permission dialog rejected with its No option and feedback",
-            _start(),
-            _ask(st.P_BASH),
-            _blocked(BASH_PROMPT, "command permission dialog"),
+            s.start(),
+            s.ask(st.P_BASH),
+            s.blocked(BASH_PROMPT, "command permission dialog"),
             # The No option is a text field: its digit moves the pointer there, the feedback
             # typed into it is sent with Enter.
             PickOption(r"No\b", "move to the No option (a text field)"),
-            _blocked(_box(r"❯ ?3\. No\b"), "pointer on the No option; dialog still open"),
+            s.blocked(_box(r"❯ ?3\. No\b"), "pointer on the No option; dialog still open"),
             Type("keep the build directory", "feedback for the rejection"),
             Sleep(0.5),
             Keys(("Enter",), "reject with the feedback"),
-            _done("rejected with feedback; the model answered it; back at the input box"),
+            s.done("rejected with feedback; the model answered it; back at the input box"),
         ),
         sc(
             "interrupt_esc",
@@ -151,6 +115,7 @@ def _scenarios() -> list[Scenario]:
             # string, or too close together on a busy machine, the two arrive in one read and
             # are taken for one key.
             _interrupt(
+                s,
                 [Keys(("Escape",), "first Esc"), Sleep(0.3), Keys(("Escape",), "second Esc")],
                 "Esc Esc",
             ),
@@ -158,43 +123,43 @@ def _scenarios() -> list[Scenario]:
         sc(
             "interrupt_ctrlc",
             "long streamed answer interrupted with Ctrl-C",
-            _interrupt([Keys(("C-c",), "interrupt with Ctrl-C")], "Ctrl-C"),
+            _interrupt(s, [Keys(("C-c",), "interrupt with Ctrl-C")], "Ctrl-C"),
         ),
         sc(
             "edit_write",
             "a file read, then an edit dialog and a create-file dialog, both approved",
-            _start(),
-            _ask(st.P_EDIT),
-            _blocked(EDIT_PROMPT, "edit file dialog"),
+            s.start(),
+            s.ask(st.P_EDIT),
+            s.blocked(EDIT_PROMPT, "edit file dialog"),
             Keys(("Enter",), "select 1. Yes"),
             Expect("working", WORKING, "edit approved; agent working"),
-            _blocked(CREATE_PROMPT, "create file dialog"),
+            s.blocked(CREATE_PROMPT, "create file dialog"),
             Keys(("Enter",), "select 1. Yes"),
-            _done(),
+            s.done(),
         ),
         sc(
             "plan",
             "Plan mode (--plan): the plan review after exit_plan_mode, accepted",
-            _start(),
-            _ask(st.P_PLAN),
-            _blocked(PLAN_PROMPT, "plan review dialog"),
+            s.start(),
+            s.ask(st.P_PLAN),
+            s.blocked(PLAN_PROMPT, "plan review dialog"),
             Keys(("Enter",), "accept option 1"),
-            _done(),
+            s.done(),
             mode="plan",
         ),
         sc(
             "question",
             "ask_user form answered with its first option",
-            _start(),
-            _ask(st.P_QUESTION),
-            _blocked(QUESTION_PROMPT, "ask_user form: Copilot needs information"),
+            s.start(),
+            s.ask(st.P_QUESTION),
+            s.blocked(QUESTION_PROMPT, "ask_user form: Copilot needs information"),
             Keys(("Enter",), "accept the first option"),
-            _done(),
+            s.done(),
         ),
         sc(
             "mode_switch",
             "shift+tab cycles the mode: Plan, Autopilot, back to Interactive (idle throughout)",
-            _start(),
+            s.start(),
             Keys(("BTab",), "switch to Plan mode"),
             Expect("idle", Cue(r"Plan · ", tail=1), "Plan mode, idle", settle=1.0),
             Keys(("BTab",), "switch to Autopilot mode"),
@@ -202,18 +167,13 @@ def _scenarios() -> list[Scenario]:
             Keys(("BTab",), "back to Interactive mode"),
             Expect("idle", Cue(r"Interactive · ", tail=1), "Interactive again", settle=1.0),
         ),
-        *answer_turns(
-            sc,
-            _start,
-            _ask,
-            _done,
-            "reasoning streamed before the answer",
-            "a long answer that scrolls the transcript",
+        *s.answers(
+            "reasoning streamed before the answer", "a long answer that scrolls the transcript"
         ),
         sc(
             "draft",
             "Copilot's prompt phrases typed into the input box, never sent (idle)",
-            _start(),
+            s.start(),
             Type(DRAFT, "draft with prompt phrases, not sent"),
             Expect("idle", DRAFT_IDLE, "draft in the input box; still idle", settle=2.0),
         ),
@@ -228,7 +188,7 @@ def _scenarios() -> list[Scenario]:
             "first start in the folder: trust dialog answered (remember the folder), then idle",
             Expect("blocked", TRUST_PROMPT, "folder trust dialog", timeout=90, settle=1.5),
             Keys(("2",), "2. Yes, and remember this folder"),
-            _start(),
+            s.start(),
             seed_trust=False,
         ),
     ]
@@ -245,6 +205,18 @@ class Copilot(AgentSpec):
         }
     )
 
+    ui = Ui(
+        idle=IDLE,
+        working=WORKING,
+        ready_note="startup finished, empty input box",
+        start_timeout=90,
+        # An Enter that follows the typed text too closely is taken as part of a paste.
+        submit_pause=0.5,
+        done_settle=1.2,
+        done_quiet=True,
+        dialog_settle=1.5,
+    )
+
     def package(self) -> Path:
         return lab_home() / "npm-copilot" / "node_modules" / "@github" / "copilot"
 
@@ -252,21 +224,15 @@ class Copilot(AgentSpec):
         # What npm links for the package: the node loader, which starts the platform binary.
         return lab_home() / "npm-copilot" / "node_modules" / ".bin" / "copilot"
 
-    @functools.cache  # noqa: B019 - one spec object per process; the version never changes
-    def version(self) -> str:
-        try:
-            return str(json.loads((self.package() / "package.json").read_text())["version"])
-        except (OSError, ValueError, KeyError):
-            return "unknown"
+    def read_version(self) -> str:
+        return package_version(self.package() / "package.json")
 
-    def scenarios(self) -> dict[str, Scenario]:
-        return {s.name: s for s in _scenarios()}
+    def build(self, shapes: Shapes) -> list[Scenario]:
+        return _scenarios(shapes)
 
-    def prepare(
+    def launch(
         self, dirs: RunDirs, url: str, scenario: Scenario
     ) -> tuple[list[str], dict[str, str]]:
-        self.write_files(dirs, scenario.files)
-        self.git_init(dirs)
         opts = scenario.options
         config: dict[str, Any] = {"firstLaunchAt": "2026-01-01T00:00:00.000Z", "appTipShown": True}
         if opts.get("seed_trust", True):
