@@ -54,6 +54,9 @@ SCENARIOS: dict[str, list[str]] = {
               "interrupt_esc", "question", "draft", "promo_popup"],
     "qwen": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "edit_write",
              "interrupt_esc", "draft", "trust_dialog"],
+    "copilot": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "edit_write",
+                "interrupt_esc", "interrupt_ctrlc", "plan", "question", "draft",
+                "trust_dialog"],
 }  # fmt: skip
 CASES = [(agent, scen, WIDE) for agent, names in SCENARIOS.items() for scen in names] + [
     (agent, scen, SMALL) for agent in SCENARIOS for scen in ("bash_yes", "draft")

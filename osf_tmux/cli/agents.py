@@ -106,7 +106,8 @@ def launch_cmd(agent: str, args: tuple[str, ...]) -> None:
 
     Claude Code gets them through --settings; Codex gets osf-tmux as its notify program (-c),
     unless your config.toml names one of its own; Pi loads osf-tmux's extension (-e, a copy
-    kept in osf-tmux's own state folder). ARGS go to the agent unchanged."""
+    kept in osf-tmux's own state folder); Copilot CLI a plugin of osf-tmux's (--plugin-dir,
+    kept there too). ARGS go to the agent unchanged."""
     binary = shutil.which(agent)
     if binary is None:
         raise click.ClickException(f"{agent} is not installed or not on PATH")
