@@ -56,7 +56,7 @@ def answer(pane_id: str, choice: str) -> str:
 def items(
     panes: list[AgentPane], width: int = 120, height: int = 40, **values: str
 ) -> list[MenuItem]:
-    options = {"@osf_daemon_pid": "1", "@osf-style-blocked": "fg=red", "@osf-icon-blocked": "●"}
+    options = {"@osf-style-blocked": "fg=red", "@osf-icon-blocked": "●"}
     seen = Overview(order(panes), View("%9", width, height), {**options, **values})
     return menu_items(seen, {"claude": CLAUDE, "aider": None}, answer, 160.0, "/dev/pts/3")
 
@@ -128,10 +128,10 @@ def test_a_tall_list_is_cut_and_says_where_the_rest_is() -> None:
 
 
 def test_no_agent_and_no_daemon_are_said() -> None:
-    nobody = Overview([], View(), {"@osf_daemon_pid": "123"})
+    nobody = Overview([], View(), {}, daemon_running=True)
     [row] = menu_items(nobody, {}, answer, 0.0, None)
     assert row.name == "-no agent runs in any pane" and row.command == ""
-    stopped = Overview([], View(), {"@osf_daemon_pid": ""})
+    stopped = Overview([], View(), {}, daemon_running=False)
     rows = menu_items(stopped, {}, answer, 0.0, None)
     assert rows[0].name == "-the daemon is not running" and "osf-tmux start" in rows[1].name
 

@@ -27,7 +27,7 @@ class Option:
 # its own (text and background), so it reads on tmux's green bar and on any theme's alike.
 STATUS_FORMAT = (
     # set only while no daemon runs after one died (the watchdog gave up restarting it)
-    "#{?@osf_daemon_down,#[fg=#{@osf-color-blocked}]osf-tmux: #{@osf_daemon_down}#[default] ,}"
+    "#{?@osf_daemon_down,#[#{@osf-style-blocked}] osf-tmux: #{@osf_daemon_down} #[default] ,}"
     "#{?#{e|>:#{@osf_blocked_count},0},"
     "#[#{@osf-style-blocked}] #{@osf-icon-blocked} #{@osf_blocked_count} blocked #[default] ,}"
     "#{?#{e|>:#{@osf_done_count},0},"

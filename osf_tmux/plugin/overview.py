@@ -46,7 +46,6 @@ _MENU_OPTIONS = (
     "@osf-icon-done",
     "@osf-style-blocked",
     "@osf-style-done",
-    "@osf_daemon_pid",
 )
 
 
@@ -75,7 +74,8 @@ class View:
 class Overview:
     panes: list[AgentPane]
     view: View
-    options: Mapping[str, str]  # icons and colours; @osf_daemon_pid ('' when none published)
+    options: Mapping[str, str]  # icons and colours
+    daemon_running: bool = True  # whether a daemon holds this server's lock (its status read)
 
 
 def order(panes: Sequence[AgentPane]) -> list[AgentPane]:
@@ -125,7 +125,7 @@ def read(
     if blocked:
         captures = capture_panes(tmux, blocked, escapes=False)
         panes = [_asking(p, captures.get(p.pane_id)) for p in panes]
-    return Overview(order(panes), view, values)
+    return Overview(order(panes), view, values, daemon_running=status is not None)
 
 
 def _asking(pane: AgentPane, capture: PaneCapture | None) -> AgentPane:
@@ -216,7 +216,7 @@ def menu_items(
     the tmux command that runs `osf-tmux answer` for that pane."""
     panes, view, values = overview.panes, overview.view, overview.options
     if not panes:
-        daemon = values.get("@osf_daemon_pid", "")
+        daemon = overview.daemon_running
         why = "no agent runs in any pane" if daemon else "the daemon is not running"
         said = [MenuItem(_literal(f"-{why}"), "", "")]
         if not daemon:
