@@ -57,6 +57,12 @@ SCENARIOS: dict[str, list[str]] = {
     "copilot": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "edit_write",
                 "interrupt_esc", "interrupt_ctrlc", "plan", "question", "draft",
                 "trust_dialog"],
+    # Ctrl-C quits OpenCode and Kilo (their app.exit key): Esc Esc interrupts instead.
+    "opencode": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_always",
+                 "bash_interrupt", "edit_write", "question", "interrupt_esc", "draft",
+                 "mini_bash_yes"],
+    "kilo": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_always",
+             "bash_interrupt", "edit_write", "question", "interrupt_esc", "draft"],
 }  # fmt: skip
 CASES = [(agent, scen, WIDE) for agent, names in SCENARIOS.items() for scen in names] + [
     (agent, scen, SMALL) for agent in SCENARIOS for scen in ("bash_yes", "draft")

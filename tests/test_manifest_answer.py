@@ -69,3 +69,31 @@ def test_shipped_agents_can_be_answered() -> None:
         assert answer.keys("yes") and answer.keys("no")
     claude = rules.get("claude").answer
     assert claude is not None and claude.keys("2") == ("2",)
+
+
+def test_a_blocked_rule_can_carry_its_own_keys() -> None:
+    second = {
+        "id": "second-stage",
+        "state": "blocked",
+        "all": ["Reject permission"],
+        "answer": {"yes": ["Escape"], "no": ["Enter"]},
+    }
+    m = parse_manifest(
+        {"agent": "demo", "rule": [RULE, second], "answer": {"yes": ["1"], "no": ["Escape"]}},
+        "demo",
+    )
+    assert m.answer_for("second-stage") == Answer(("Escape",), ("Enter",))
+    assert m.answer_for("ask") == m.answer == Answer(("1",), ("Escape",))
+    assert m.answer_for(None) == m.answer
+
+
+def test_a_rules_keys_are_checked_like_the_manifests() -> None:
+    rules = [
+        {"id": "a", "state": "blocked", "all": ["x"], "answer": {"yes": ["1"]}},
+        {"id": "b", "state": "working", "all": ["y"], "answer": {"yes": ["1"], "no": ["2"]}},
+    ]
+    with pytest.raises(ManifestError) as info:
+        parse_manifest({"agent": "demo", "rule": rules}, "demo.toml")
+    said = [str(p) for p in info.value.problems]
+    assert "demo.toml: rule a: answer.no: is required: the keys that give this answer" in said
+    assert "demo.toml: rule b: answer: only a blocked rule's prompt can be answered" in said

@@ -34,7 +34,8 @@ class AgentModule(Protocol):
         self, binary: str, args: list[str], env: Mapping[str, str]
     ) -> tuple[list[str], list[str]]:
         """The argv that starts the agent with our hooks for this run only, and notes; raises
-        HooksError when the agent has no way to take them without a file."""
+        HooksError when the agent has no way to take them without a file. argv[0] is the
+        program run: `binary`, or `env` when the agent takes them from its environment."""
         ...
 
 

@@ -201,11 +201,13 @@ def answer(tmux: Tmux, rules: RuleSet, target: str, choice: str) -> tuple[str, .
     keys sent."""
     pane = look(tmux, rules, target)
     manifest = _require_agent(pane)
-    if manifest.answer is None:
+    # The keys of the prompt on screen: the rule that recognised it may have its own.
+    table = manifest.answer_for(pane.screen.rule if pane.screen else None)
+    if table is None:
         raise InputRefused(f"the rules for {manifest.name} say no keys to answer its prompts")
-    keys = manifest.answer.keys(choice.strip().lower())
+    keys = table.keys(choice.strip().lower())
     if keys is None:
-        choices = "yes, no or an option number 1-9" if manifest.answer.option else "yes or no"
+        choices = "yes, no or an option number 1-9" if table.option else "yes or no"
         raise InputRefused(f"{choice!r} is no answer {manifest.name} takes: give {choices}")
     if pane.screen is None or pane.screen.state != "blocked":
         shown = pane.state or "no agent state"

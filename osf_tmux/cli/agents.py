@@ -107,7 +107,8 @@ def launch_cmd(agent: str, args: tuple[str, ...]) -> None:
     Claude Code gets them through --settings; Codex gets osf-tmux as its notify program (-c),
     unless your config.toml names one of its own; Pi loads osf-tmux's extension (-e, a copy
     kept in osf-tmux's own state folder); Copilot CLI a plugin of osf-tmux's (--plugin-dir,
-    kept there too). ARGS go to the agent unchanged."""
+    kept there too); OpenCode and Kilo get osf-tmux's plugin through $OPENCODE_CONFIG_CONTENT /
+    $KILO_CONFIG_CONTENT. ARGS go to the agent unchanged."""
     binary = shutil.which(agent)
     if binary is None:
         raise click.ClickException(f"{agent} is not installed or not on PATH")
@@ -118,10 +119,12 @@ def launch_cmd(agent: str, args: tuple[str, ...]) -> None:
     for note in notes:
         click.echo(f"osf-tmux: {note}", err=True)
     sys.stdout.flush()
+    # argv[0] is the program to run: the agent itself, or `env` with the variables through which
+    # an agent that reads extra settings from its environment gets ours (OpenCode, Kilo).
     try:
-        os.execv(binary, argv)
+        os.execvp(argv[0], argv)
     except OSError as exc:
-        raise click.ClickException(f"could not start {binary}: {exc.strerror or exc}") from None
+        raise click.ClickException(f"could not start {argv[0]}: {exc.strerror or exc}") from None
 
 
 @click.command("send")

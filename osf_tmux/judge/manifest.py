@@ -35,7 +35,7 @@ _TOP_KEYS = {
     "description",
     "answer",
 }
-_RULE_KEYS = {"id", "state", "region", "all", "any", "not", "note"}
+_RULE_KEYS = {"id", "state", "region", "all", "any", "not", "note", "answer"}
 _AGENT_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
 
@@ -85,6 +85,9 @@ class Rule:
     any: tuple[Condition, ...] = ()
     not_: tuple[Condition, ...] = ()
     note: str = ""
+    # Keys for this rule's prompt when they differ from the manifest's [answer] (a dialog's
+    # second stage, where the usual keys would do something else).
+    answer: Answer | None = None
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,14 @@ class Manifest:
         with spaces, hyphens and underscores alike (`Claude`, `claude-code`, `Claude Code`)."""
         wanted = name_key(text)
         return any(name_key(n) == wanted for n in (self.agent, self.name, *self.aliases))
+
+    def answer_for(self, rule_id: str | None) -> Answer | None:
+        """The keys that answer the prompt `rule_id` recognised: the rule's own, else the
+        manifest's."""
+        for rule in self.rules:
+            if rule.id == rule_id and rule.answer is not None:
+                return rule.answer
+        return self.answer
 
 
 def name_key(text: str) -> str:
@@ -220,6 +231,14 @@ def parse_manifest(data: Mapping[str, Any], source: str) -> Manifest:
     )
 
 
+def _parse_answer(raw: Any, problems: _Problems, rule: str | None = None) -> Answer | None:
+    """`[answer]` (or a rule's own `answer`), its problems added to the manifest's."""
+    found, answer = parse_answer(raw)
+    for message, key in found:
+        problems.add(message, rule, key)
+    return answer
+
+
 def _parse_rule(
     raw: Mapping[str, Any], index: int, seen: set[str], problems: _Problems
 ) -> Rule | None:
@@ -255,12 +274,17 @@ def _parse_rule(
         key: _conditions(raw.get(key, []), key, region, label, problems)
         for key in ("all", "any", "not")
     }
+    answer = None
+    if "answer" in raw:
+        answer = _parse_answer(raw["answer"], problems, label)
+        if state != "blocked":
+            problems.add("only a blocked rule's prompt can be answered", label, "answer")
     if not groups["all"] and not groups["any"] and len(problems.items) == before:
         problems.add("needs at least one condition in 'all' or 'any'", label)
     if len(problems.items) > before:
         return None
     assert isinstance(rule_id, str) and isinstance(state, str) and isinstance(note, str)
-    return Rule(rule_id, state, region, groups["all"], groups["any"], groups["not"], note)
+    return Rule(rule_id, state, region, groups["all"], groups["any"], groups["not"], note, answer)
 
 
 def _conditions(
