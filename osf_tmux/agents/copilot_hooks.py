@@ -23,6 +23,7 @@ from osf_tmux.agents.hooks import (
     backup_path,
     give_back,
     is_our_command,
+    load_json,
     read_bytes,
     report_command,
 )
@@ -50,25 +51,12 @@ def hooks_document(command: str | None = None) -> dict[str, Any]:
 
 def load_hooks(path: Path, raw: bytes) -> dict[str, Any]:
     """A hook file's JSON, or HooksError naming what is wrong (nothing is written then)."""
-    try:
-        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
-    except UnicodeDecodeError:
-        raise HooksError(f"{path} is not UTF-8 text; nothing was changed") from None
-    except json.JSONDecodeError as exc:
-        raise HooksError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "fix it and run this again. Nothing was changed."
-        ) from None
-    if not isinstance(data, dict):
-        raise HooksError(f"{path} does not hold a JSON object; nothing was changed")
+    data = load_json(path, raw)
     if "version" in data and data["version"] != HOOKS_VERSION:
         raise HooksError(
             f"{path} is a hook file of version {data['version']!r}, which osf-tmux does not "
             f"know (it writes version {HOOKS_VERSION}); nothing was changed"
         )
-    hooks = data.get("hooks", {})
-    if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
-        raise HooksError(f'{path}: "hooks" is not an object of event lists; nothing was changed')
     return data
 
 

@@ -213,7 +213,7 @@ def read_bytes(path: Path) -> bytes | None:
 # ---- JSON settings (hooks) ---------------------------------------------------------------------
 
 
-def _load_json(path: Path, raw: bytes) -> dict[str, Any]:
+def load_json(path: Path, raw: bytes) -> dict[str, Any]:
     try:
         data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
     except UnicodeDecodeError:
@@ -241,7 +241,7 @@ class JsonHooks:
     def plan(self, plan: Plan, agent: str, install: bool) -> None:
         path = self.path
         before = read_bytes(path)
-        data = _load_json(path, before) if before is not None else {}
+        data = load_json(path, before) if before is not None else {}
         stripped = strip_ours(data)
         if install:
             wanted = merge_ours(stripped, hooks_table(agent))
@@ -258,7 +258,7 @@ class JsonHooks:
         if raw is None:
             return False
         try:
-            data = _load_json(self.path, raw)
+            data = load_json(self.path, raw)
         except HooksError:
             return False
         return strip_ours(data) != data
