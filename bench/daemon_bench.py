@@ -66,10 +66,15 @@ def private_daemon() -> Iterator[tuple[TmuxServer, DaemonProcess, Path]]:
             server.kill()
 
 
+# Agents the fake spinner can draw (bench/fake_spinner.py); others get Claude's screen.
+LOOKS = ("claude", "pi")
+
+
 def spinners(server: TmuxServer, count: int, rate: float = 10.0, agent: str = "claude") -> None:
-    """`count` panes running the fake spinner, marked as `agent`'s."""
+    """`count` panes running the fake spinner, marked as `agent`'s (drawn like it, if it can)."""
+    look = agent if agent in LOOKS else "claude"
     for _ in range(count):
-        pane = server.new_pane([sys.executable, str(SPINNER), str(rate)], 120, 32)
+        pane = server.new_pane([sys.executable, str(SPINNER), str(rate), look], 120, 32)
         server.cmd("set-option", "-p", "-t", pane, "@osf-agent", agent)
 
 
@@ -142,8 +147,8 @@ def load(panes: int, seconds: float, rate: float, agent: str) -> None:
         daemon.start()
         assert daemon.proc is not None
         pid = daemon.proc.pid
-        # Claude's rules see the spinner screen as working; other agents' rules may not.
-        want = "working" if agent == "claude" else None
+        # An agent's rules see its own spinner screen as working; other agents' rules may not.
+        want = "working" if agent in LOOKS else None
         retry_until(
             lambda: (
                 sum(

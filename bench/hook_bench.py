@@ -4,7 +4,8 @@
 
 Each run is what an agent does for one hook: start the endpoint with a real payload on stdin
 (Claude 2.1.328's PreToolUse from the captures) and wait for it to exit. The endpoint sets
-`@osf_report` on a real pane and wakes a stand-in daemon (a process that counts SIGUSR1).
+`@osf_report` on a real pane and signals the daemon's wake channel, on which a stand-in daemon
+(a thread running `tmux wait-for` again and again) counts the wake-ups.
 Baselines: the interpreter alone, and one bare tmux call, to show where the time goes."""
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,22 +25,27 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from osf_tmux.agents import hooks as agent_hooks  # noqa: E402
+from osf_tmux.daemon.tmux_hooks import CHANNEL  # noqa: E402
 from tests.tmux_server import TmuxServer  # noqa: E402
 
 HOOKS = ROOT.parent / "shared" / "captures" / "claude-2.1.328" / "j_hooks_bash-120x32.hooks.jsonl"
 if not HOOKS.exists():
     HOOKS = Path("/work/shared/captures/claude-2.1.328/j_hooks_bash-120x32.hooks.jsonl")
 
-# A stand-in daemon: its command line says "osf" (the endpoint checks), it counts wake-ups.
-SLEEPER = (
-    "import signal,sys,time\n"
-    "n=[0]\n"
-    "def h(*a):\n n[0]+=1\n"
-    "signal.signal(signal.SIGUSR1,h)\n"
-    "signal.signal(signal.SIGTERM,lambda *a:(print(n[0],flush=True),sys.exit(0)))\n"
-    "while True: time.sleep(3600)\n"
-    "# osf stand-in\n"
-)
+
+class StandIn(threading.Thread):
+    """Waits on the wake channel like the daemon's waiter does, and counts the wake-ups."""
+
+    def __init__(self, server: TmuxServer) -> None:
+        super().__init__(daemon=True)
+        self.argv = [server.tmux, "-L", server.socket_name, "wait-for", CHANNEL]
+        self.woken = 0
+        self.stopping = False
+
+    def run(self) -> None:
+        while not self.stopping:
+            subprocess.run(self.argv, check=False)
+            self.woken += 1
 
 
 def payload() -> bytes:
@@ -97,11 +103,11 @@ def main() -> None:
     args = ap.parse_args()
     server = TmuxServer()
     server.start()
-    sleeper = subprocess.Popen([sys.executable, "-c", SLEEPER], stdout=subprocess.PIPE, text=True)
+    stand_in = StandIn(server)
+    stand_in.start()
     try:
         pane = server.new_pane(["sleep", "3600"], 80, 24)
         socket = server.cmd("display-message", "-p", "#{socket_path}").strip()
-        server.cmd("set-option", "-g", "@osf_daemon_pid", str(sleeper.pid))
         env = {**os.environ, "TMUX": f"{socket},{server.pid},0", "TMUX_PANE": pane}
         data = payload()
         hook = agent_hooks.report_command("claude")
@@ -137,9 +143,10 @@ def main() -> None:
         report = server.cmd("show-options", "-p", "-v", "-t", pane, "@osf_report").strip()
         print(f"@osf_report on {pane}: {report!r}")
     finally:
-        sleeper.send_signal(signal.SIGTERM)
-        woken = sleeper.communicate(timeout=10)[0].strip()
-        print(f"stand-in daemon woken {woken} times")
+        stand_in.stopping = True
+        server.cmd("wait-for", "-S", CHANNEL)
+        stand_in.join(timeout=10)
+        print(f"stand-in daemon woken {stand_in.woken - 1} times")
         server.kill()
 
 

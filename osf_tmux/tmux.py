@@ -1,7 +1,8 @@
 """Talking to one tmux server: which server, running commands, one `list-panes` per sweep.
 
 Commands go through the tmux binary (a few ms each); callers join several commands into one
-call where they can, because the process start dominates the cost."""
+call where they can, because the process start dominates the cost. One call carries at most
+16 KB of arguments (tmux's message size), so long lists go in as many calls as they need."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import os
 import re
 import shlex
 import subprocess
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # A separator that never occurs in pane titles or names in practice and survives tmux's output.
@@ -26,7 +27,49 @@ class NoServerError(TmuxError):
     """The tmux server is not running (or its socket is gone)."""
 
 
-_NO_SERVER = re.compile(r"no server running|error connecting to|No such file or directory")
+# The last one: the server went away while the call ran (killed, or crashed).
+_NO_SERVER = re.compile(
+    r"no server running|error connecting to|No such file or directory|server exited"
+)
+
+# tmux sends a command to its server as one message of at most 16384 bytes (MAX_IMSGSIZE), the
+# arguments packed with a NUL each; past that the client says `command too long` and runs
+# nothing. A call is kept well below it.
+CALL_BYTES = 12_000
+
+Command = Sequence[str]
+
+
+@dataclass
+class BatchResult:
+    """What a batched run gave: the calls' output joined, and the errors of the calls that
+    failed (tmux stops a call at its first failing command; the other calls still ran)."""
+
+    output: str = ""
+    errors: list[TmuxError] = field(default_factory=list)
+
+
+def command_bytes(command: Command) -> int:
+    return sum(len(a.encode()) + 2 for a in command) + 2  # each argument, its NUL, a `;`
+
+
+def batches(groups: Iterable[Sequence[Command]], limit: int = CALL_BYTES) -> list[list[Command]]:
+    """Groups of commands packed into calls of at most `limit` bytes; a group is never split
+    (a pane's `pipe-pane` and the option that marks it go together). A group larger than the
+    limit gets a call of its own."""
+    calls: list[list[Command]] = []
+    current: list[Command] = []
+    size = 0
+    for group in groups:
+        group_size = sum(command_bytes(c) for c in group)
+        if current and size + group_size > limit:
+            calls.append(current)
+            current, size = [], 0
+        current.extend(group)
+        size += group_size
+    if current:
+        calls.append(current)
+    return calls
 
 
 @dataclass(frozen=True)
@@ -75,6 +118,11 @@ class ServerSpec:
     def describe(self) -> str:
         return shlex.join(["tmux", *self.args()]) if self.args() else "tmux (default server)"
 
+    def not_running(self) -> str:
+        """What to say when this server does not answer."""
+        outside = "" if self.args() else " (outside tmux: start tmux, or give -L NAME / -S PATH)"
+        return f"no tmux server running for {self.describe()}{outside}"
+
 
 class Tmux:
     """Runs tmux commands against one server."""
@@ -85,13 +133,58 @@ class Tmux:
         self.timeout = timeout
         self.calls = 0
 
+    def argv(self) -> list[str]:
+        """The tmux program and the server's flags, for a command line of one's own."""
+        return [self.binary, *self.server.args()]
+
     def run(self, *args: str) -> str:
         """Run one tmux command; its stdout, or TmuxError with the command and tmux's message."""
         return self.run_many([list(args)])
 
-    def run_many(self, commands: Sequence[Sequence[str]]) -> str:
-        """Several commands in one tmux process (joined with `;`)."""
-        argv = [self.binary, *self.server.args()]
+    def run_batched(self, groups: Iterable[Sequence[Command]]) -> BatchResult:
+        """Commands in as few tmux processes as their size allows (see `batches`). Every call
+        runs even when an earlier one failed; only a server that is gone stops them all."""
+        result = BatchResult()
+        outputs = []
+        for call in batches(groups):
+            try:
+                outputs.append(self.run_many(call))
+            except NoServerError:
+                raise
+            except TmuxError as exc:
+                result.errors.append(exc)
+        result.output = "".join(outputs)
+        return result
+
+    def run_each(self, commands: Sequence[Command]) -> BatchResult:
+        """Commands that must not depend on one another: batched, and a call that failed is
+        run again one command per process, so a single failure skips nothing but itself."""
+        result = BatchResult()
+        outputs = []
+        for call in batches([c] for c in commands):
+            try:
+                outputs.append(self.run_many(call))
+                continue
+            except NoServerError:
+                raise
+            except TmuxError as exc:
+                if len(call) == 1:
+                    result.errors.append(exc)
+                    continue
+            for command in call:
+                try:
+                    outputs.append(self.run_many([command]))
+                except NoServerError:
+                    raise
+                except TmuxError as exc:
+                    result.errors.append(exc)
+        result.output = "".join(outputs)
+        return result
+
+    def run_many(self, commands: Sequence[Command]) -> str:
+        """Several commands in one tmux process (joined with `;`). They must fit into one call
+        (`run_batched` splits long lists)."""
+        argv = self.argv()
         for i, command in enumerate(commands):
             if i:
                 argv.append(";")
@@ -122,6 +215,12 @@ class Tmux:
         except NoServerError:
             return False
         return True
+
+
+def quote(arg: str) -> str:
+    """`arg` as one word of a tmux command string (what `if-shell` and hooks take): in double
+    quotes, where tmux's parser would otherwise expand `$NAME` and take `\\` and `"`."""
+    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$") + '"'
 
 
 def _escape_semicolon(arg: str) -> str:

@@ -63,7 +63,13 @@ class DaemonProcess:
                 stdout=err,
                 stderr=err,
             )
-        retry_until(lambda: self.status().get("running"), timeout=10, what="daemon status")
+        # Its own status: after a kill -9 the file still holds the dead daemon's.
+        pid = self.proc.pid
+        retry_until(
+            lambda: self.status().get("running") and self.status().get("pid") == pid,
+            timeout=10,
+            what="daemon status",
+        )
 
     def status(self) -> dict[str, Any]:
         """The daemon's status file, read directly (a `status` subprocess per poll is slow)."""

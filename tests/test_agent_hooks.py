@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from osf_tmux.agents import hooks as agent_hooks
 from osf_tmux.agents.hooks import HooksError, apply, plan_install, plan_uninstall
+from osf_tmux.cli.app import cli as main
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -266,3 +271,83 @@ def test_the_installed_command_runs(tmp_path: Path) -> None:
         timeout=30,
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+
+
+@pytest.fixture
+def usual_umask() -> Iterator[None]:
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def test_a_symlinked_settings_file_is_written_through_and_keeps_its_mode(
+    tmp_path: Path, usual_umask: None
+) -> None:
+    # A dotfile manager keeps the real file in a repository and links it into place.
+    env = env_for(tmp_path)
+    real = tmp_path / "dotfiles" / "claude" / "settings.json"
+    real.parent.mkdir(parents=True)
+    real.write_text(USER_SETTINGS)
+    os.chmod(real, 0o660)  # group-writable: more than the umask lets a new file have
+    link = tmp_path / "home" / ".claude" / "settings.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(real)
+
+    install("claude", env)
+    assert link.is_symlink() and link.resolve() == real
+    assert stat.S_IMODE(real.stat().st_mode) == 0o660
+    assert sum(ours(json.loads(real.read_text())["hooks"]).values()) == 5
+    backup = agent_hooks.backup_path(link)
+    assert not backup.is_symlink() and backup.read_text() == USER_SETTINGS
+
+    uninstall("claude", env)
+    assert link.is_symlink() and link.resolve() == real
+    assert real.read_text() == USER_SETTINGS  # exact undo, through the link
+    assert stat.S_IMODE(real.stat().st_mode) == 0o660
+    assert not backup.exists()
+    assert sorted(p.name for p in real.parent.iterdir()) == ["settings.json"]
+
+
+def test_a_dangling_link_gets_its_file_and_loses_it_again(tmp_path: Path) -> None:
+    env = env_for(tmp_path)
+    real = tmp_path / "dotfiles" / "settings.json"
+    real.parent.mkdir()
+    link = tmp_path / "home" / ".claude" / "settings.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(real)
+    install("claude", env)
+    assert link.is_symlink() and "hooks" in json.loads(real.read_text())
+    uninstall("claude", env)
+    assert link.is_symlink() and not real.exists()
+
+
+@pytest.mark.parametrize("linked", [False, True], ids=["file", "link"])
+def test_a_read_only_settings_file_is_refused(tmp_path: Path, linked: bool) -> None:
+    env = env_for(tmp_path)
+    settings = tmp_path / "home" / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    real = tmp_path / "dotfiles.json" if linked else settings
+    real.write_text(USER_SETTINGS)
+    os.chmod(real, 0o444)
+    if linked:
+        settings.symlink_to(real)
+    with pytest.raises(HooksError, match=r"is read-only \(mode 444\).*Nothing was changed"):
+        plan_install("claude", env)
+    assert real.read_text() == USER_SETTINGS and stat.S_IMODE(real.stat().st_mode) == 0o444
+    assert not agent_hooks.backup_path(settings).exists()
+    assert settings.is_symlink() == linked
+
+
+def test_hooks_install_says_why_a_read_only_file_stays(tmp_path: Path) -> None:
+    settings = tmp_path / "home" / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text("{}\n")
+    os.chmod(settings, 0o444)
+    result = CliRunner().invoke(
+        main, ["hooks", "install", "--agent", "claude"], env=env_for(tmp_path)
+    )
+    assert result.exit_code == 1
+    assert "is read-only (mode 444)" in result.output and "chmod u+w" in result.output
+    assert settings.read_text() == "{}\n"

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner, Result
 
-from osf_tmux.cli.main import main
+from osf_tmux.cli.app import cli as main
 
 DEMO_RULES = """
 agent = "demo"
+name = "Demo Agent"
+aliases = ["demo-cli"]
 processes = ["demo"]
 
 [[rule]]
@@ -67,9 +73,7 @@ def test_replay_json_at_offsets(capture: Path, env: dict[str, str]) -> None:
 
 
 def test_explain_json(capture: Path, env: dict[str, str]) -> None:
-    res = run(
-        ["explain", "--file", str(capture), "--size", "40x24", "--agent", "demo", "--json"], env
-    )
+    res = run(["explain", str(capture), "--size", "40x24", "--agent", "demo", "--json"], env)
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert out["state"] == "blocked" and out["rule"] == "ask"
@@ -81,7 +85,7 @@ def test_explain_json(capture: Path, env: dict[str, str]) -> None:
 
 def test_explain_text_names_failing_conditions(capture: Path, env: dict[str, str]) -> None:
     mid = CAPTURE.index(b"\x1b[2J")
-    res = run(["explain", "--file", str(capture), "--agent", "demo", "--at", str(mid)], env)
+    res = run(["explain", str(capture), "--agent", "demo", "--at", str(mid)], env)
     assert res.exit_code == 0, res.output
     assert "ask [blocked]: all: /^Proceed\\?$/ not found in tail:3" in res.output
     assert "state: working (rule: busy)" in res.output
@@ -91,6 +95,10 @@ def test_explain_text_names_failing_conditions(capture: Path, env: dict[str, str
     ("args", "message"),
     [
         (["replay", "{missing}", "--size", "80x24", "--agent", "demo"], "cannot read"),
+        # a missing file is the first thing said, before any option it would need
+        (["replay", "{missing}"], "cannot read"),
+        (["explain", "{missing}"], "cannot read"),
+        (["explain", "{plain}"], "give --size"),
         (["replay", "{capture}", "--size", "80by24", "--agent", "demo"], "not COLSxROWS"),
         (["replay", "{capture}", "--size", "0x24", "--agent", "demo"], "out of range"),
         (["replay", "{capture}", "--agent", "nobody"], "unknown agent 'nobody'"),
@@ -153,3 +161,113 @@ def test_every_command_has_help(path: list[str]) -> None:
     res = CliRunner().invoke(main, [*path, "--help"])
     assert res.exit_code == 0
     assert len(res.output.splitlines()) > 3
+
+
+def test_explain_takes_a_list_of_offsets_like_replay(capture: Path, env: dict[str, str]) -> None:
+    mid = CAPTURE.index(b"\x1b[2J")
+    res = run(["explain", str(capture), "--agent", "demo", "--at", f"{mid},0", "--json"], env)
+    assert res.exit_code == 0, res.output
+    lines = [json.loads(line) for line in res.output.splitlines()]
+    assert [(x["offset"], x["state"]) for x in lines] == [(mid, "working"), (0, "idle")]
+    text = run(["explain", str(capture), "--agent", "demo", "--at", f"{mid},0"], env).output
+    assert text.count("offset ") == 2 and "state: working" in text and "state: idle" in text
+
+
+def test_explain_without_an_agent_shows_the_screen_unjudged(tmp_path: Path) -> None:
+    plain = tmp_path / "plain.bin"
+    plain.write_bytes(b"hello\r\nworld")
+    res = run(["explain", str(plain), "--size", "20x3"], {})
+    assert res.exit_code == 0, res.output
+    assert "0|hello" in res.output and "1|world" in res.output
+    assert "state: not judged (no agent" in res.output
+    res = run(["explain", str(plain), "--size", "20x3", "--json"], {})
+    out = json.loads(res.output)
+    assert out["agent"] is None and out["state"] is None and out["rows"][:2] == ["hello", "world"]
+
+
+@pytest.mark.parametrize("name", ["demo", "DEMO", "Demo Agent", "demo-agent", "demo_cli"])
+def test_agent_names_in_any_case_and_by_alias(
+    name: str, capture: Path, env: dict[str, str]
+) -> None:
+    res = run(["replay", str(capture), "--agent", name, "--json"], env)
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["agent"] == "demo"
+
+
+def test_an_unknown_agent_lists_the_known_ones(capture: Path, env: dict[str, str]) -> None:
+    res = run(["replay", str(capture), "--agent", "demo-code"], env)
+    assert res.exit_code == 2 and "unknown agent 'demo-code'" in res.output
+    assert "claude" in res.output and "demo" in res.output
+
+
+def test_claude_code_names_the_shipped_claude_rules() -> None:
+    bytes_ = Path(__file__).resolve().parent.parent / "captures" / "claude-2.1.328"
+    path = bytes_ / "c_bash_yes-120x32.bytes"
+    res = run(["replay", str(path), "--agent", "claude-code", "--at", "5676"], {})
+    assert res.exit_code == 0, res.output
+    assert res.output.split("\t")[1] == "blocked"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["status", "-L", "osf-no-such-server"], "tmux -L osf-no-such-server"),
+        (["-L", "osf-no-such-server", "status"], "tmux -L osf-no-such-server"),
+        (["status", "-S", "/nonexistent/osf-sock"], "tmux -S /nonexistent/osf-sock"),
+    ],
+)
+def test_socket_options_before_or_after_the_command(args: list[str], said: str) -> None:
+    res = run(args, {"TMUX": ""})
+    assert res.exit_code == 3 and said in res.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-L", "a", "status", "-L", "b"], "-L given twice"),
+        (["-L", "a", "status", "-S", "/b"], "not both"),
+        (["status", "-L", "a", "-S", "/b"], "not both"),
+    ],
+)
+def test_socket_options_that_contradict_each_other(args: list[str], message: str) -> None:
+    res = run(args, {"TMUX": ""})
+    assert res.exit_code == 2 and message in res.output
+
+
+def test_hooks_take_the_agent_by_any_of_its_names(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": ""}
+    for name in ("Claude", "claude-code", "Claude Code"):
+        res = run(["hooks", "install", "--agent", name, "--dry-run"], env)
+        assert res.exit_code == 0, res.output
+        assert "would write" in res.output and ".claude" in res.output
+    res = run(["hooks", "install", "--agent", "aider", "--dry-run"], env)
+    assert res.exit_code == 2 and "hooks for claude, codex, gemini" in res.output
+
+
+@pytest.mark.tmux
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("command", [["next"], ["start"], ["answer", "%1", "yes"]])
+def test_commands_without_a_tmux_server_say_so_in_one_line(command: list[str]) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    out = subprocess.run(
+        [sys.executable, "-m", "osf_tmux", "-L", "osf-test-no-such-server", *command],
+        capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert out.returncode == 1
+    said = (out.stdout + out.stderr).strip()
+    assert "no tmux server running for tmux -L osf-test-no-such-server" in said
+    assert len(said.splitlines()) == 1 and "list-panes" not in said and "Traceback" not in said
+
+
+@pytest.mark.tmux
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_doctor_without_a_tmux_server_names_it_plainly() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    out = subprocess.run(
+        [sys.executable, "-m", "osf_tmux", "doctor", "-L", "osf-test-no-such-server"],
+        capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert out.returncode == 1
+    first = out.stdout.splitlines()[0]
+    assert first.startswith("[FAIL] tmux: no tmux server running for tmux -L osf-test-no-such")
+    assert "display-message" not in out.stdout

@@ -11,7 +11,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from osf_tmux.agents import hooks as agent_hooks
-from osf_tmux.cli.main import main
+from osf_tmux.cli.app import cli as main
 
 
 def run(home: Path, *args: str) -> tuple[int, str]:

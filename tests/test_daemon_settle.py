@@ -5,6 +5,7 @@ clock and a real FIFO; tmux is replaced by a recorder."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -148,3 +149,25 @@ def test_bytes_left_in_the_fifo_make_the_stamp_worthless(rig: Rig) -> None:
     rig.daemon._on_bytes(rig.watch, rig.watch.pipe.read(limit=8))
     assert not rig.watch.pipe.drained
     assert rig.watch.last_bytes == rig.clock.now()
+
+
+def test_status_file_carries_the_notifiers_section(tmp_path: Path) -> None:
+    """The notifier's own record (the path it really uses) lands in status.json; a section
+    that fails says so there instead of keeping the file from being written."""
+    status_file = tmp_path / "status.json"
+    sections = {"notify": lambda: {"path": "terminal"}, "broken": lambda: 1 / 0}
+    daemon = Daemon(
+        RecordingTmux(),
+        load_rules(None),
+        PipeFactory(tmp_path / "run"),
+        "token",
+        clock=FakeClock(),
+        status_file=status_file,
+        extra_status=sections,
+    )
+    daemon.status_changed()  # from the notifier's thread: written at the next turn
+    assert daemon.status_dirty
+    daemon.write_status()
+    data = json.loads(status_file.read_text())
+    assert data["notify"] == {"path": "terminal"}
+    assert "division by zero" in data["broken"]["error"]

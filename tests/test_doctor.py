@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from osf_tmux.agents import hooks
+from osf_tmux.daemon.lifecycle import DaemonFiles
 from osf_tmux.plugin import doctor
 from osf_tmux.plugin.doctor import Check
+from osf_tmux.plugin.invoke import install_log, log_line, plugin_log
+from osf_tmux.tmux import ServerSpec, Tmux
 
 
 def test_agent_hooks_found_in_claude_settings(tmp_path: Path) -> None:
@@ -20,21 +24,42 @@ def test_agent_hooks_found_in_claude_settings(tmp_path: Path) -> None:
     assert found.level == "ok" and str(tmp_path / "settings.json") in found.message
 
 
-def test_plugin_log_failure_is_a_failure(tmp_path: Path) -> None:
-    env = {"XDG_STATE_HOME": str(tmp_path)}
-    assert doctor.plugin_log_check(env)[0].level == "info"
-    log = tmp_path / "osf-tmux" / "plugin.log"
-    log.parent.mkdir()
-    log.write_text(
-        "2026-01-01 10:00:00 bootstrap: installing osf-tmux into /p/.venv with python3\n"
+def files_in(tmp_path: Path, name: str) -> DaemonFiles:
+    return DaemonFiles.for_server(ServerSpec(name), {"XDG_STATE_HOME": str(tmp_path / "state")})
+
+
+def test_the_plugin_log_is_this_servers_own(tmp_path: Path) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    mine, theirs = files_in(tmp_path, "mine"), files_in(tmp_path, "theirs")
+    [none] = doctor.plugin_log_check(mine, env)
+    assert none.level == "info" and "no plugin load for this server yet" in none.message
+    log_line(plugin_log(theirs.state), "load", "failed: something of theirs")
+    assert doctor.plugin_log_check(mine, env)[0].level == "info"  # another server's load
+    log_line(plugin_log(mine.state), "load", "ok for tmux -L mine: prefix + A next")
+    [ok] = doctor.plugin_log_check(mine, env)
+    assert ok.level == "ok" and "tmux -L mine" in ok.message
+    [failed] = doctor.plugin_log_check(theirs, env)
+    assert failed.level == "fail" and "something of theirs" in failed.message
+
+
+def test_a_failed_install_fails_until_a_load_goes_well(tmp_path: Path) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    mine = files_in(tmp_path, "mine")
+    install = install_log(env)
+    install.parent.mkdir(parents=True)
+    install.write_text(
+        "2026-01-01 10:00:00 bootstrap: installing osf-tmux into /p/osf-tmux/.venv with python3\n"
         "    | ERROR: Could not find a version that satisfies the requirement hatchling\n"
         "2026-01-01 10:00:09 bootstrap: failed: venv or pip install (output above)\n"
     )
-    [check] = doctor.plugin_log_check(env)
-    assert check.level == "fail" and "hatchling" in check.message
-    with log.open("a") as f:
-        f.write("2026-01-01 10:05:00 load: ok for tmux -L x: prefix + A, daemon pid 1\n")
-    assert doctor.plugin_log_check(env)[0].level == "ok"
+    checks = doctor.plugin_log_check(mine, env)
+    assert [c.name for c in checks] == ["plugin log", "plugin install"]
+    assert checks[1].level == "fail" and "hatchling" in checks[1].message
+    assert "pipx install /p/osf-tmux" in checks[1].fix and "osf-tmux install" not in checks[1].fix
+    log = plugin_log(mine.state)
+    log.parent.mkdir(parents=True)
+    log.write_text("2026-01-01 10:05:00 load: ok for tmux -L mine: prefix + A next\n")
+    assert [c.level for c in doctor.plugin_log_check(mine, env)] == ["ok"]
 
 
 def test_broken_user_rules_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -69,3 +94,137 @@ def test_render_shows_fixes_for_problems_only() -> None:
         "         more",
         "         -> do this",
     ]
+
+
+# ---- notifications: the daemon's own path, from its status.json ---------------------------
+
+NOW = 1_800_000_000.0
+NO_TMUX = Tmux(ServerSpec("osf-no-such-server-for-doctor"))  # options read fail: defaults
+
+
+def daemon_status(notify: dict[str, Any]) -> dict[str, Any]:
+    return {"running": True, "panes": [], "notify": notify}
+
+
+def test_notifications_report_the_daemons_desktop_path() -> None:
+    status = daemon_status(
+        {
+            "path": "desktop",
+            "backends": {
+                "desktop": {
+                    "bus": "unix:path=/run/user/1/bus",
+                    "bus_from": "tmux's global environment",
+                    "last_ok": NOW - 12,
+                }
+            },
+        }
+    )
+    [check] = doctor.notifications(NO_TMUX, status, {}, NOW)
+    assert check.level == "ok"
+    assert "through the desktop" in check.message and "unix:path=/run/user/1/bus" in check.message
+    assert "12s ago" in check.message
+
+
+def test_notifications_say_why_the_daemon_uses_the_terminal_and_what_to_set() -> None:
+    status = daemon_status(
+        {
+            "path": "terminal",
+            "backends": {
+                "desktop": {
+                    "bus": "",
+                    "bus_from": "nowhere",
+                    "reason": "no notification service answers (no session bus address)",
+                    "last_ok": NOW - 600,
+                    "last_error": "DBusError: gone",
+                    "last_error_at": NOW - 5,
+                }
+            },
+        }
+    )
+    env = {"DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1/bus"}
+    [check] = doctor.notifications(NO_TMUX, status, env, NOW)
+    assert check.level == "warn"
+    assert "not the desktop: no notification service answers" in check.message
+    assert "its session bus: none (from nowhere)" in check.message
+    assert "this shell's bus is unix:path=/run/user/1/bus" in check.message
+    assert "DBusError: gone" in check.message
+    assert "set-environment -g DBUS_SESSION_BUS_ADDRESS" in check.fix
+    assert "update-environment DBUS_SESSION_BUS_ADDRESS" in check.fix
+    # Headless and never worked: a fact, not a problem.
+    quiet = daemon_status({"path": "terminal", "backends": {"desktop": {"reason": "no bus"}}})
+    assert doctor.notifications(NO_TMUX, quiet, {}, NOW)[0].level == "info"
+
+
+def test_notifications_probe_from_here_only_without_a_daemon(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    stopped = {"running": False, "notify": {"path": "desktop"}}
+    [check] = doctor.notifications(NO_TMUX, stopped, {}, NOW)
+    assert "checked from this shell" in check.message and check.level == "info"
+
+
+def test_a_failing_notify_command_is_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    from osf_tmux.plugin import notify
+
+    config = notify.NotifyConfig(command="ntfy publish mytopic")
+    monkeypatch.setattr(notify, "read_config", lambda tmux: config)
+    failure = {
+        "at": NOW - 3,
+        "address": "work:1.0",
+        "error": "exit status 127",
+        "stderr": "sh: 1: ntfy: not found",
+    }
+    status = daemon_status(
+        {
+            "path": "terminal",
+            "backends": {},
+            "command": {"runs": 2, "failures": 1, "last": failure, "last_failure": failure},
+        }
+    )
+    checks = {c.name: c for c in doctor.notifications(NO_TMUX, status, {}, NOW)}
+    command = checks["notify command"]
+    assert command.level == "warn"
+    assert "exit status 127" in command.message and "ntfy: not found" in command.message
+    ok = {**failure, "at": NOW - 1, "error": "", "stderr": ""}
+    status["notify"]["command"]["last"] = ok
+    checks = {c.name: c for c in doctor.notifications(NO_TMUX, status, {}, NOW)}
+    assert checks["notify command"].level == "ok"
+
+
+def _files(tmp_path: Path) -> DaemonFiles:
+    return DaemonFiles(tmp_path / "state", tmp_path / "run")
+
+
+def test_a_daemon_that_died_is_named(tmp_path: Path) -> None:
+    """Its status file still says running, but nobody holds the lock."""
+    files = _files(tmp_path)
+    status = {"pid": 4242, "running": True, "updated": 1000.0, "panes": []}
+    [check] = doctor.daemon(files, status, now=1030.0)
+    assert check.level == "fail" and "died without stopping" in check.message
+    assert "4242" in check.message and "30 s ago" in check.message
+    [gave_up] = doctor.daemon(files, {**status, "running": False}, 1030.0, down="daemon down")
+    assert gave_up.level == "fail" and "again and again" in gave_up.message
+    [stopped] = doctor.daemon(files, {**status, "running": False}, 1030.0)
+    assert "not running" in stopped.message
+
+
+class _Hooks:
+    """Stands in for Tmux: `show-hooks -g` answers with these lines."""
+
+    def __init__(self, listing: str) -> None:
+        self.listing = listing
+
+    def run(self, *args: str) -> str:
+        assert args == ("show-hooks", "-g")
+        return self.listing
+
+
+def test_hooks_of_a_dead_daemon_are_reported(tmp_path: Path) -> None:
+    listing = "after-new-window[0] wait-for -S osf-tmux-wake\n"
+    files = _files(tmp_path)
+    [stale] = doctor.hooks(_Hooks(listing), files, running=False)  # type: ignore[arg-type]
+    assert stale.level == "warn" and "daemon that is gone" in stale.message
+    [fine] = doctor.hooks(_Hooks(listing), files, running=True)  # type: ignore[arg-type]
+    assert fine.level == "ok"

@@ -3,18 +3,17 @@ and the fallback chain when no desktop notification service answers."""
 
 from __future__ import annotations
 
-import logging
 from dataclasses import replace
 from pathlib import Path
-
-import pytest
 
 from osf_tmux.clock import FakeClock
 from osf_tmux.daemon.loop import Transition
 from osf_tmux.judge.combine import PaneState
+from osf_tmux.judge.question import ask_excerpt, clean
 from osf_tmux.judge.replay import snapshots_at
-from osf_tmux.plugin.notify import Notice, Notifier, NotifyConfig, NullBackend, ask_excerpt, clean
-from osf_tmux.plugin.notify_backends import DesktopBackend, TerminalBackend, osc_bytes
+from osf_tmux.plugin.notify import Notice, Notifier, NotifyConfig, NullBackend
+from osf_tmux.plugin.notify_backends import TerminalBackend, osc_bytes
+from osf_tmux.plugin.notify_cooldown import CooldownBook
 from osf_tmux.tmux import PaneInfo, ServerSpec, Tmux
 from osf_tmux.vt.snapshot import Snapshot
 
@@ -62,7 +61,7 @@ class Recorder:
         self.fails = fails
         self.sent: list[Notice] = []
 
-    def is_available(self) -> bool:
+    def is_available(self, notice: Notice | None = None) -> bool:
         return self.available
 
     def send(self, notice: Notice) -> None:
@@ -172,25 +171,6 @@ def test_config_from_option_values() -> None:
     assert NotifyConfig.from_values({"@osf-notify-cooldown": "soon"}).cooldown == 30.0
 
 
-def test_desktop_without_a_session_bus_says_why_and_stays_quiet(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    pytest.importorskip("desktop_notifier")
-    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
-    monkeypatch.delenv("DISPLAY", raising=False)
-    clock = FakeClock()
-    desktop = DesktopBackend(lambda pane: None, clock, timeout=5.0)
-    try:
-        with caplog.at_level(logging.DEBUG):
-            assert desktop.is_available() is False
-        assert "no notification service answers" in desktop.reason
-        assert not [r for r in caplog.records if r.name.startswith("desktop_notifier")]
-        clock.advance(10)
-        assert desktop.is_available() is False  # not probed again until `reprobe` passes
-    finally:
-        desktop.close()
-
-
 def test_terminal_backend_writes_bell_and_osc() -> None:
     writes: list[tuple[str, bytes]] = []
 
@@ -214,3 +194,83 @@ def test_terminal_backend_writes_bell_and_osc() -> None:
         ["display-message", "-c", "/dev/pts/3"],
         ["display-message", "-c", "client-9"],
     ]
+
+
+# ---- the cooldown: kept across restarts, reset by an answer or a new question --------------
+
+
+def asking(question: str, detail: str) -> Snapshot:
+    return Snapshot.from_text(f"{detail}\n{question}\n❯ 1. Yes\n  2. No\nEsc to cancel")
+
+
+def move(
+    before: str, after: str, pane: PaneInfo = PANE, snap: Snapshot | None = None
+) -> Transition:
+    was = PaneState(before or None, 1.0, None, "screen")
+    return Transition(pane, "claude", was, PaneState(after, 2.0, "r", "screen"), snap)
+
+
+def test_cooldown_survives_a_daemon_restart(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "notify-cooldowns.json"
+    clock = FakeClock()
+    rec = Recorder("terminal")
+
+    def daemon() -> Notifier:
+        return Notifier(
+            lambda: NotifyConfig(),
+            lambda c: [rec, NullBackend()],
+            clock=clock,
+            inline=True,
+            cooldowns=CooldownBook(path),
+        )
+
+    prompt = asking("Do you want to proceed?", "rm -rf build")
+    daemon().on_transition(move("working", "blocked", snap=prompt))
+    assert len(rec.sent) == 1
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert "proceed" not in path.read_text() and "rm -rf" not in path.read_text()
+    clock.advance(10)
+    daemon().on_transition(move("", "blocked", snap=prompt))  # a new daemon finds it waiting
+    assert len(rec.sent) == 1
+    clock.advance(21)
+    daemon().on_transition(move("", "blocked", snap=prompt))  # the cooldown is over
+    assert len(rec.sent) == 2
+    path.write_text("{not json")  # a damaged file is a warning, not a crash
+    daemon().on_transition(move("", "blocked", snap=prompt))
+    assert len(rec.sent) == 3
+
+
+def test_an_answered_prompt_resets_the_cooldown() -> None:
+    """Claude asks to edit a file, the user answers it, and two seconds later asks to write
+    another file while the user has gone to look elsewhere: that is a new notification."""
+    clock = FakeClock()
+    rec = Recorder("terminal")
+    n = notifier(NotifyConfig(), rec, clock=clock)
+    edit = asking("Do you want to make this edit to a.py?", "Edit a.py")
+    n.on_transition(move("working", "blocked", snap=edit))
+    at_the_pane = replace(PANE, window_active=True)  # on the screen of an attached client
+    n.on_transition(move("blocked", "working", pane=at_the_pane))  # answered there
+    clock.advance(2)
+    n.on_transition(move("working", "blocked", snap=edit))  # even the same text again
+    assert len(rec.sent) == 2
+    write = asking("Do you want to create b.py?", "Write b.py")
+    n.on_transition(move("blocked", "working", pane=at_the_pane))
+    clock.advance(2)
+    n.on_transition(move("working", "blocked", snap=write))
+    assert len(rec.sent) == 3
+
+
+def test_a_flickering_prompt_stays_quiet_and_a_new_question_does_not() -> None:
+    clock = FakeClock()
+    rec = Recorder("terminal")
+    n = notifier(NotifyConfig(), rec, clock=clock)
+    edit = asking("Do you want to make this edit to a.py?", "Edit a.py")
+    n.on_transition(move("working", "blocked", snap=edit))
+    n.on_transition(move("blocked", "idle"))  # gone for a frame, nobody at the pane
+    clock.advance(1)
+    n.on_transition(move("idle", "blocked", snap=edit))
+    assert len(rec.sent) == 1  # what the cooldown is for
+    n.on_transition(move("blocked", "working"))
+    clock.advance(1)
+    n.on_transition(move("working", "blocked", snap=asking("Run the tests?", "npm test")))
+    assert len(rec.sent) == 2  # another question, though nobody answered at the pane

@@ -8,14 +8,18 @@ background, the log, the messages, loading afterwards, and a failure `doctor` re
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from osf_tmux.daemon.lifecycle import DaemonFiles
+from osf_tmux.tmux import ServerSpec
 from tests.test_plugin_live import OSF_TMUX, ROOT, isolated_env, run_plugin
 from tests.tmux_server import TmuxServer, retry_until
 
@@ -43,6 +47,7 @@ def plugin_copy(tmp: Path) -> Path:
     (plugin / "tmux").mkdir(parents=True)
     shutil.copy2(ROOT / "osf-tmux.tmux", plugin)
     shutil.copy2(ROOT / "tmux" / "osf.tmux", plugin / "tmux")
+    shutil.copytree(ROOT / "bin", plugin / "bin")
     return plugin
 
 
@@ -78,14 +83,21 @@ def bootstrap(server: TmuxServer, tmp: Path, fail: bool) -> tuple[Path, dict[str
 
 def test_first_load_installs_then_loads(server: TmuxServer, tmp_path: Path) -> None:
     plugin, env = bootstrap(server, tmp_path, fail=False)
-    log = tmp_path / "home" / "state" / "osf-tmux" / "plugin.log"
+    log = tmp_path / "home" / "state" / "osf-tmux" / "plugin.log"  # the install's, per user
+    loads = DaemonFiles.for_server(ServerSpec(server.socket_name), env).state / "plugin.log"
     try:
         retry_until(
-            lambda: log.exists() and " load: ok" in log.read_text(), timeout=30, what="load"
+            lambda: loads.exists() and " load: ok" in loads.read_text(), timeout=30, what="load"
         )
         text = log.read_text()
-        assert "bootstrap: installing" in text and "bootstrap: ok" in text
+        assert "bootstrap: installing" in text
+        assert f"bootstrap: ok: the command is {plugin}/bin/osf-tmux" in text
         assert (plugin / ".venv" / "bin" / "osf-tmux").exists()
+        # what a TPM user runs (osf-tmux is not on their PATH): the plugin's bin/osf-tmux
+        out = subprocess.run([str(plugin / "bin" / "osf-tmux"), "-L", server.socket_name,
+                              "doctor", "--json"], env=env, capture_output=True, text=True,
+                             timeout=60)  # fmt: skip
+        assert {"tmux", "daemon", "plugin"} <= {c["name"] for c in json.loads(out.stdout)}
         retry_until(lambda: not (plugin / ".venv.lock").exists(), timeout=10, what="unlock")
         keys = server.cmd("list-keys", "-T", "prefix")
         assert str(plugin / ".venv" / "bin" / "osf-tmux") in keys
@@ -113,4 +125,86 @@ def test_failed_install_is_logged_and_doctor_says_so(server: TmuxServer, tmp_pat
         timeout=60,
     )
     assert out.returncode == 1
-    assert "[FAIL] plugin log: the last plugin load failed" in out.stdout
+    assert "[FAIL] plugin install: the plugin could not install osf-tmux" in out.stdout
+    assert f"pipx install {plugin}" in out.stdout  # what works today: not a PyPI name
+
+
+def dead_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def start_time(pid: int) -> str:
+    out = subprocess.run(["ps", "-o", "lstart=", "-p", str(pid)], capture_output=True, text=True)
+    return " ".join(out.stdout.split())
+
+
+def bootstrap_with_lock(
+    server: TmuxServer, tmp: Path, holder: str | None, age: float = 0.0
+) -> tuple[Path, dict[str, str], Path]:
+    """The first load, with a `.venv.lock` already there (what an interrupted one leaves)."""
+    fake = tmp / "python3"
+    fake.write_text(FAKE_PYTHON.replace("{real}", str(OSF_TMUX)))
+    fake.chmod(0o755)
+    env = isolated_env(
+        server, tmp / "home", {"OSF_TMUX_PYTHON": str(fake), "PATH": path_without_osf_tmux()}
+    )
+    plugin = plugin_copy(tmp)
+    lock = plugin / ".venv.lock"
+    lock.mkdir()
+    if holder is not None:
+        (lock / "holder").write_text(holder + "\n")
+    if age:
+        then = time.time() - age
+        os.utime(lock, (then, then))
+    run_plugin(plugin / "osf-tmux.tmux", env)
+    return plugin, env, tmp / "home" / "state" / "osf-tmux" / "plugin.log"
+
+
+@pytest.mark.parametrize(
+    "holder",
+    ["dead", "reused", "none-old"],
+    ids=["holder-gone", "pid-reused", "older-version-lock"],
+)
+def test_a_lock_whose_holder_is_gone_is_taken_over(
+    server: TmuxServer, tmp_path: Path, holder: str
+) -> None:
+    # An install interrupted by a reboot or an OOM kill left its lock: the plugin must not stay
+    # unloaded forever.
+    if holder == "dead":
+        plugin, env, log = bootstrap_with_lock(server, tmp_path, f"{dead_pid()} Mon Jan 1 2024")
+    elif holder == "reused":  # its pid now belongs to a process that started later
+        plugin, env, log = bootstrap_with_lock(server, tmp_path, f"{os.getpid()} Mon Jan 1 2024")
+    else:  # no holder written (an older plugin's lock), 20 minutes old
+        plugin, env, log = bootstrap_with_lock(server, tmp_path, None, age=1200)
+    try:
+        loads = DaemonFiles.for_server(ServerSpec(server.socket_name), env).state / "plugin.log"
+        retry_until(
+            lambda: loads.exists() and " load: ok" in loads.read_text(), timeout=30, what="load"
+        )
+        assert "bootstrap: taking over" in log.read_text()
+        retry_until(lambda: not (plugin / ".venv.lock").exists(), timeout=10, what="unlock")
+        assert not list(plugin.glob(".venv.lock.stale.*"))
+    finally:
+        subprocess.run(
+            [str(OSF_TMUX), "-L", server.socket_name, "stop"], env=env, capture_output=True
+        )
+
+
+def test_a_lock_whose_holder_runs_is_respected(server: TmuxServer, tmp_path: Path) -> None:
+    holder = subprocess.Popen(["sleep", "60"])
+    try:
+        me = f"{holder.pid} {start_time(holder.pid)}"
+        plugin, _env, log = bootstrap_with_lock(server, tmp_path, me)
+        retry_until(
+            lambda: log.exists() and "bootstrap: already running" in log.read_text(),
+            timeout=30,
+            what="the bootstrap to step back",
+        )
+        assert (plugin / ".venv.lock" / "holder").read_text().strip() == me
+        assert not (plugin / ".venv").exists()
+    finally:
+        holder.kill()
+        holder.wait()

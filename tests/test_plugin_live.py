@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -21,8 +20,9 @@ import pytest
 from osf_tmux.daemon.lifecycle import DaemonFiles, running_pid
 from osf_tmux.plugin.load import STATUS_FRAGMENT, WINDOW_FRAGMENT
 from osf_tmux.tmux import ServerSpec
+from tests.control_mode import ControlMode, shown_pane
 from tests.live import Feeder
-from tests.tmux_server import TmuxServer, retry_until
+from tests.tmux_server import TmuxServer, outside_env, retry_until
 
 pytestmark = [
     pytest.mark.tmux,
@@ -56,7 +56,8 @@ class Loaded:
 
     @property
     def log(self) -> Path:
-        return self.home / "state" / "osf-tmux" / "plugin.log"
+        """This server's plugin log (loads, and errors of what its keys run)."""
+        return self.files().state / "plugin.log"
 
     def files(self) -> DaemonFiles:
         return DaemonFiles.for_server(ServerSpec(self.server.socket_name), self.env)
@@ -65,7 +66,7 @@ class Loaded:
 def isolated_env(server: TmuxServer, home: Path, extra: dict[str, str]) -> dict[str, str]:
     """Files under `home`; the same values set in the server, since run-shell jobs (where the
     plugin's work and the daemon run) take the server's environment, not ours."""
-    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    env = outside_env()
     mine = {
         "XDG_STATE_HOME": str(home / "state"),
         "XDG_RUNTIME_DIR": str(home / "run"),
@@ -125,7 +126,9 @@ def test_loaded_twice_changes_nothing_more(loaded: Loaded) -> None:
     assert "failed" not in loaded.log.read_text()
     keys = loaded.tmux("list-keys", "-T", "prefix")
     assert sum("osf-tmux:next" in line for line in keys.splitlines()) == 1
+    assert sum("osf-tmux:menu" in line for line in keys.splitlines()) == 1
     assert re.search(r"-T prefix\s+A\s+run-shell -b .*osf-tmux:next", keys)
+    assert re.search(r"-T prefix\s+W\s+run-shell -b .*osf-tmux:menu", keys)
     right = loaded.tmux("show-options", "-gv", "status-right")
     assert right.count(STATUS_FRAGMENT) == 1 and right.startswith(STATUS_FRAGMENT)
     for name in ("window-status-format", "window-status-current-format"):
@@ -155,6 +158,7 @@ class ControlClient:
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            env=outside_env(),
         )
         self.name = retry_until(
             lambda: next(iter(set(self.names()) - before), None), timeout=10, what="client"
@@ -164,7 +168,7 @@ class ControlClient:
         return self.server.cmd("list-clients", "-F", "#{client_name}").split()
 
     def pane(self) -> str:
-        return self.server.cmd("display-message", "-p", "-c", self.name, "#{pane_id}").strip()
+        return shown_pane(self.server, self.name)
 
     def send(self, command: str) -> None:
         assert self.proc.stdin is not None
@@ -195,6 +199,20 @@ def test_next_says_so_when_nothing_waits(loaded: Loaded, client: ControlClient) 
     assert out.returncode == 0 and "no agent is waiting" in out.stdout
 
 
+def test_a_key_press_writes_no_log_line(loaded: Loaded) -> None:
+    before = loaded.log.read_text()
+    keys = loaded.tmux("list-keys", "-T", "prefix").splitlines()
+    control = ControlMode(loaded.server)
+    try:
+        for marker in ("osf-tmux:next", "osf-tmux:menu"):
+            line = next(x for x in keys if marker in x)
+            # what the key runs, without -b: the reply comes once the command has finished
+            control.command(line[line.index("run-shell") :].replace("run-shell -b", "run-shell"))
+    finally:
+        control.close()
+    assert loaded.log.read_text() == before
+
+
 def test_doctor_passes_on_a_loaded_server(loaded: Loaded) -> None:
     out = loaded.cli("doctor", "--json")
     checks = json.loads(out.stdout)
@@ -202,6 +220,25 @@ def test_doctor_passes_on_a_loaded_server(loaded: Loaded) -> None:
     names = {c["name"] for c in checks}
     assert {"tmux", "daemon", "tmux hooks", "plugin", "notifications", "rules"} <= names
     assert not [c for c in checks if c["level"] == "fail"]
+
+
+def test_doctor_runs_from_the_command_prompt(loaded: Loaded) -> None:
+    """prefix + : osf-doctor (a command alias) shows doctor's output in the current pane."""
+    assert "osf-doctor=run-shell -b" in loaded.tmux("show-options", "-s", "command-alias")
+    control = ControlMode(loaded.server)
+    try:
+        control.command("osf-doctor")
+        retry_until(
+            lambda: (
+                loaded.tmux("display-message", "-p", "-t", "osf-base:", "#{pane_mode}").strip()
+                == "view-mode"
+            ),
+            timeout=20,
+            what="doctor's output in view mode",
+        )
+        control.command("send-keys -t osf-base: -X cancel")
+    finally:
+        control.close()
 
 
 @pytest.fixture(scope="module")
@@ -222,9 +259,9 @@ def blocked(loaded: Loaded, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 def test_status_line_and_window_list_show_a_blocked_agent(loaded: Loaded, blocked: Feeder) -> None:
     right = loaded.tmux("display-message", "-p", "-t", blocked.pane, "#{E:status-right}")
-    assert right.startswith("#[fg=red bold]● 1 blocked#[default] ")
+    assert right.startswith("#[fg=brightwhite bg=red bold] ● 1 blocked #[default] ")
     window = loaded.tmux("display-message", "-p", "-t", blocked.pane, "#{E:window-status-format}")
-    assert window.rstrip("\n").endswith("#[fg=red bold]●#[default]")
+    assert window.rstrip("\n").endswith("#[fg=brightwhite bg=red bold]●#[default]")
     other = loaded.tmux("display-message", "-p", "-t", "osf-base:", "#{E:window-status-format}")
     assert "●" not in other
 
@@ -265,3 +302,53 @@ def test_the_bound_key_runs_next_for_the_client_that_pressed_it(
     command = line[line.index("run-shell") :]
     client.send(command)  # what pressing prefix + A makes tmux run, with this client current
     retry_until(lambda: client.pane() == blocked.pane, timeout=10, what="client at the pane")
+
+
+@pytest.fixture
+def second_blocked(loaded: Loaded, tmp_path: Path) -> Iterator[Feeder]:
+    path, offset = BASH_PROMPT
+    feeder = Feeder(loaded.server, tmp_path, 120, 32, "claude")
+    try:
+        retry_until(lambda: feeder.option("@osf_pipe"), timeout=10, what="daemon to pipe the pane")
+        feeder.write(path.read_bytes()[:offset])
+        retry_until(lambda: feeder.state() == "blocked", timeout=10, what="blocked")
+        yield feeder
+    finally:
+        feeder.close()
+        loaded.server.kill_pane(feeder.pane)
+
+
+def test_next_cycles_whatever_pane_its_caller_inherited(
+    loaded: Loaded, blocked: Feeder, second_blocked: Feeder, client: ControlClient
+) -> None:
+    # A server started from inside tmux gives its $TMUX_PANE to every run-shell job: `next`
+    # must read where the client is from the client, or every press lands on the first pane.
+    env = {**loaded.env, "TMUX_PANE": "%0"}
+    seen = []
+    for _ in range(3):
+        out = subprocess.run(
+            [str(OSF_TMUX), "-L", loaded.server.socket_name, "next", "--client", client.name],
+            env=env, capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        seen.append(client.pane())
+    assert set(seen[:2]) == {blocked.pane, second_blocked.pane}
+    assert seen[2] == seen[0]
+
+
+def test_the_bound_key_cycles_in_a_server_started_inside_tmux(
+    loaded: Loaded, blocked: Feeder, second_blocked: Feeder, client: ControlClient
+) -> None:
+    line = next(
+        x for x in loaded.tmux("list-keys", "-T", "prefix").splitlines() if "osf-tmux:next" in x
+    )
+    command = line[line.index("run-shell") :]
+    loaded.tmux("set-environment", "-g", "TMUX_PANE", "%0")
+    try:
+        waiting = {blocked.pane, second_blocked.pane}
+        client.send(command)
+        first = retry_until(lambda: (p := client.pane()) in waiting and p, what="first press")
+        client.send(command)
+        retry_until(lambda: client.pane() == (waiting - {first}).pop(), what="second press")
+    finally:
+        loaded.tmux("set-environment", "-g", "-u", "TMUX_PANE")

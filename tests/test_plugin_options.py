@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from osf_tmux.plugin import options as po
+from osf_tmux.plugin.invoke import own_command
 from osf_tmux.plugin.load import (
+    KEYS,
     STATUS_FRAGMENT,
     WINDOW_FRAGMENT,
     Binding,
+    key_binding,
     key_commands,
-    next_binding,
+    length_commands,
     placement_commands,
     prefix_bindings,
+    unraise_commands,
 )
 
 TMUX_DEFAULTS = {
@@ -60,30 +65,74 @@ def test_user_placed_format_is_respected() -> None:
     assert not any(c[2] == "status-right" for c in placement_commands(DEFAULTS, mine))
 
 
-def test_key_bound_when_free_and_left_alone_when_taken() -> None:
-    commands, warning = key_commands("A", False, [], "/bin/osf-tmux", LOG)
-    assert warning is None
-    assert commands[-1][:6] == ["bind-key", "-T", "prefix", "A", "run-shell", "-b"]
+BIN = ["/bin/osf-tmux"]
+NEXT, MENU = KEYS
+
+
+def keys(**values: str) -> dict[str, str]:
+    return {**DEFAULTS, **{f"@osf-key-{k}": v for k, v in values.items()}}
+
+
+def binds(commands: list[list[str]]) -> dict[str, str]:
+    return {c[3]: c[6] for c in commands if c[0] == "bind-key"}
+
+
+def test_keys_bound_when_free_and_left_alone_when_taken() -> None:
+    commands, warnings, bound = key_commands(DEFAULTS, [], BIN, LOG)
+    assert warnings == [] and bound == {"next": "A", "menu": "W"}
+    assert [c[:6] for c in commands] == [
+        ["bind-key", "-T", "prefix", k, "run-shell", "-b"] for k in ("A", "W")
+    ]
     theirs = [Binding("A", "select-pane -t :.+")]
-    commands, warning = key_commands("A", False, theirs, "/bin/osf-tmux", LOG)
-    assert commands == [] and warning and "@osf-key-override" in warning
-    commands, warning = key_commands("A", True, theirs, "/bin/osf-tmux", LOG)
-    assert warning is None and commands[-1][3] == "A"
+    commands, warnings, bound = key_commands(DEFAULTS, theirs, BIN, LOG)
+    assert list(binds(commands)) == ["W"] and bound == {"menu": "W"}
+    assert len(warnings) == 1 and "@osf-key-override" in warnings[0] and "prefix + A" in warnings[0]
+    commands, warnings, _ = key_commands({**DEFAULTS, "@osf-key-override": "on"}, theirs, BIN, LOG)
+    assert warnings == [] and list(binds(commands)) == ["A", "W"]
 
 
-def test_key_moved_or_switched_off() -> None:
-    ours = [Binding("A", next_binding("/bin/osf-tmux", LOG))]
-    commands, _ = key_commands("N", False, ours, "/bin/osf-tmux", LOG)
+def test_keys_moved_swapped_or_switched_off() -> None:
+    ours = [
+        Binding("A", key_binding(NEXT, BIN, LOG)),
+        Binding("W", key_binding(MENU, BIN, LOG)),
+    ]
+    commands, _, _ = key_commands(keys(next="N"), ours, BIN, LOG)
     assert commands[0] == ["unbind-key", "-T", "prefix", "A"]
-    assert commands[-1][3] == "N"
-    commands, _ = key_commands("none", False, ours, "/bin/osf-tmux", LOG)
-    assert commands == [["unbind-key", "-T", "prefix", "A"]]
+    assert binds(commands)["N"].endswith("##osf-tmux:next")
+    commands, _, bound = key_commands(keys(next="W", menu="A"), ours, BIN, LOG)
+    assert bound == {"next": "W", "menu": "A"}
+    assert binds(commands)["W"].endswith("##osf-tmux:next")
+    assert binds(commands)["A"].endswith("##osf-tmux:menu")
+    commands, _, bound = key_commands(keys(next="none", menu="off"), ours, BIN, LOG)
+    assert sorted(commands) == [["unbind-key", "-T", "prefix", k] for k in ("A", "W")]
+    assert bound == {}
 
 
-def test_binding_escapes_formats_but_names_the_client() -> None:
-    command = next_binding("/opt/a#b/osf-tmux", Path("/log"))
-    assert "'/opt/a##b/osf-tmux' next --client #{q:client_name}" in command
+def test_two_actions_on_one_key_is_said() -> None:
+    commands, warnings, bound = key_commands(keys(menu="A"), [], BIN, LOG)
+    assert bound == {"next": "A"} and list(binds(commands)) == ["A"]
+    assert warnings == ["@osf-key-menu is A, the key osf-tmux next already has"]
+
+
+def test_binding_escapes_formats_names_the_client_and_logs_errors_only() -> None:
+    command = key_binding(NEXT, ["/opt/a#b/osf-tmux"], Path("/log"))
+    assert command.startswith("'/opt/a##b/osf-tmux' next --client #{q:client_name} ")
+    assert ">/dev/null 2>>/log" in command  # what a key press says goes to the client, not a log
     assert command.endswith("##osf-tmux:next")  # a shell comment once tmux expands it
+
+
+def test_own_command_is_absolute(tmp_path: Path) -> None:
+    script = tmp_path / "bin" / "osf-tmux"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert own_command("bin/osf-tmux") == [str(script)]
+    finally:
+        os.chdir(here)
+    assert own_command(str(tmp_path / "osf_tmux" / "__main__.py"))[1:] == ["-m", "osf_tmux"]
 
 
 def test_list_keys_parsing() -> None:
@@ -93,11 +142,14 @@ def test_list_keys_parsing() -> None:
             "bind-key    -T prefix       '\"'                   split-window",
             "bind-key -r -T prefix       Up                    select-pane -U",
             'bind-key    -T prefix       A                     run-shell -b "x ##osf-tmux:next"',
+            'bind-key    -T prefix       W                     run-shell -b "x ##osf-tmux:menu"',
         ]
     )
-    keys = prefix_bindings(listing)
-    assert [k.key for k in keys] == [";", '"', "Up", "A"]
-    assert [k.ours for k in keys] == [False, False, False, True]
+    found = prefix_bindings(listing)
+    assert [k.key for k in found] == [";", '"', "Up", "A", "W"]
+    assert [k.ours for k in found] == [False, False, False, True, True]
+    assert [k.runs(NEXT) for k in found] == [False, False, False, True, False]
+    assert [k.runs(MENU) for k in found] == [False, False, False, False, True]
 
 
 def test_problems_are_reported_together() -> None:
@@ -116,3 +168,24 @@ def test_every_option_is_documented_in_the_readme() -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     missing = [o.name for o in po.OPTIONS if f"`{o.name}`" not in readme]
     assert not missing, f"README lacks {missing}"
+
+
+def test_status_right_length_raised_from_tmux_default_only_and_put_back() -> None:
+    width = po.STATUS_WIDTH
+    commands, warning = length_commands(40, 20)  # tmux's own status-right, a short title
+    assert warning is None
+    assert commands == [  # room for the longest title tmux's own shows (21 columns) too
+        ["set-option", "-g", "status-right-length", str(40 + width)],
+        ["set-option", "-g", "@osf_status_right_length", f"40 {40 + width}"],
+    ]
+    assert length_commands(40, 60)[0][0][3] == str(60 + width)  # a long status-right of yours
+    assert length_commands(80, 39) == ([], None)  # room enough
+    commands, warning = length_commands(50, 39)  # the user's own length: only said
+    assert commands == [] and warning and f"set -g status-right-length {39 + width}" in warning
+    raised = f"40 {40 + width}"
+    assert unraise_commands(40 + width, raised) == [
+        ["set-option", "-gu", "@osf_status_right_length"],
+        ["set-option", "-gu", "status-right-length"],
+    ]
+    assert unraise_commands(100, raised) == [["set-option", "-gu", "@osf_status_right_length"]]
+    assert unraise_commands(40, "") == []

@@ -26,6 +26,7 @@ SCREEN = Snapshot.from_text(
         ("top:1", ("header",)),
         ("below_rule", ("  ? for shortcuts", "")),
         ("above_rule", SCREEN.rows[:5]),
+        ("between_rules", ("❯ draft",)),
         ("title", ("✳ Claude Code",)),
     ],
 )
@@ -42,6 +43,16 @@ def test_no_rule_means_whole_screen_below_and_nothing_above() -> None:
     snap = Snapshot.from_text("a\nb")
     assert Region.parse("below_rule").rows(snap) == ("a", "b")
     assert Region.parse("above_rule").rows(snap) == ()
+
+
+def test_between_rules_with_one_rule_or_none() -> None:
+    # the box's top rule scrolled away under a tall dialog: everything above the rule left
+    snap = Snapshot.from_text("dialog line\n→ Yes\n" + "─" * 20 + "\nfooter")
+    assert Region.parse("between_rules").rows(snap) == ("dialog line", "→ Yes")
+    assert Region.parse("between_rules").rows(Snapshot.from_text("a\nb")) == ()
+    # two rules next to each other: an empty box
+    snap = Snapshot.from_text("x\n" + "─" * 20 + "\n" + "─" * 20 + "\nfooter")
+    assert Region.parse("between_rules").rows(snap) == ()
 
 
 @pytest.mark.parametrize(

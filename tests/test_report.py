@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -193,20 +194,6 @@ def test_it_does_not_wait_for_a_terminal_on_stdin(tmp_path: Path) -> None:
         os.close(slave)
 
 
-WAKE_COUNTER = """
-import signal, sys, time
-path = sys.argv[1]
-def woken(*_):
-    with open(path, "a") as f:
-        f.write("woken\\n")
-signal.signal(signal.SIGUSR1, woken)
-open(path + ".ready", "w").close()
-while True:
-    time.sleep(3600)
-# osf stand-in daemon
-"""
-
-
 @pytest.mark.tmux
 def test_report_lands_on_the_right_pane_and_wakes_the_daemon(
     tmux_server: TmuxServer, tmp_path: Path
@@ -214,11 +201,11 @@ def test_report_lands_on_the_right_pane_and_wakes_the_daemon(
     ours = tmux_server.new_pane(["sleep", "3600"], 80, 24)
     other = tmux_server.new_pane(["sleep", "3600"], 80, 24)
     socket = tmux_server.cmd("display-message", "-p", "#{socket_path}").strip()
-    counter = tmp_path / "wakes"
-    daemon = subprocess.Popen([sys.executable, "-c", WAKE_COUNTER, str(counter)])
+    # The daemon's waiter: a tmux client that ends when the wake channel is signalled.
+    waiter = subprocess.Popen(
+        [tmux_server.tmux, "-L", tmux_server.socket_name, "wait-for", report.WAKE_CHANNEL]
+    )
     try:
-        retry_until(lambda: Path(str(counter) + ".ready").exists(), what="stand-in daemon")
-        tmux_server.cmd("set-option", "-g", "@osf_daemon_pid", str(daemon.pid))
         env = _clean_env(TMUX=f"{socket},{tmux_server.pid},0", TMUX_PANE=ours)
         event = next(e for e in claude_events() if e["event"] == "PermissionRequest")
         proc = _endpoint("claude", json.dumps(event["payload"]).encode(), env)
@@ -233,20 +220,31 @@ def test_report_lands_on_the_right_pane_and_wakes_the_daemon(
         assert (state, agent) == ("blocked", "claude")
         assert abs(float(epoch) - time.time()) < 30
         assert option(other) == ""
-        retry_until(lambda: counter.exists() and counter.read_text() == "woken\n",
-                    what="SIGUSR1 to the daemon")  # fmt: skip
+        assert waiter.wait(timeout=10) == 0  # woken
     finally:
-        daemon.kill()
-        daemon.wait(timeout=10)
+        if waiter.poll() is None:
+            waiter.kill()
+        waiter.wait(timeout=10)
+
+
+def test_the_wake_channel_is_the_daemons() -> None:
+    from osf_tmux.daemon.tmux_hooks import CHANNEL
+
+    assert report.WAKE_CHANNEL == CHANNEL
 
 
 @pytest.mark.tmux
 def test_a_stale_daemon_pid_of_another_program_is_not_signalled(
     tmux_server: TmuxServer, tmp_path: Path
 ) -> None:
+    """An older daemon published its pid; after it died, that pid may be any program's. One
+    whose command line happens to say `osf` (a file name) passed the old check, and SIGUSR1
+    killed it. The endpoint signals no process at all now."""
     pane = tmux_server.new_pane(["sleep", "3600"], 80, 24)
     socket = tmux_server.cmd("display-message", "-p", "#{socket_path}").strip()
-    bystander = subprocess.Popen(["sleep", "3600"])  # SIGUSR1 would kill it
+    bystander = subprocess.Popen(  # SIGUSR1 would kill it
+        [sys.executable, "-c", "import time; time.sleep(3600)", "notes-on-osf-tmux.txt"]
+    )
     try:
         tmux_server.cmd("set-option", "-g", "@osf_daemon_pid", str(bystander.pid))
         env = _clean_env(TMUX=f"{socket},{tmux_server.pid},0", TMUX_PANE=pane)
@@ -254,7 +252,95 @@ def test_a_stale_daemon_pid_of_another_program_is_not_signalled(
         assert proc.returncode == 0
         report_text = tmux_server.cmd("show-options", "-p", "-v", "-t", pane, "@osf_report")
         assert report_text.startswith("done ")
+        time.sleep(0.2)  # a signal, had one been sent, is delivered by now
         assert bystander.poll() is None
     finally:
         bystander.kill()
         bystander.wait(timeout=10)
+
+
+def test_a_huge_payload_is_not_kept_in_memory(tmp_path: Path) -> None:
+    # 100 MB on stdin took 302 MB of memory: the endpoint now keeps at most STDIN_CAP of it.
+    probe = f"""
+import resource, subprocess, sys
+argv = {agent_hooks.notify_argv("claude")!r}
+proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+chunk = b" " * (1 << 20)
+try:
+    proc.stdin.write(b'{{"hook_event_name": "Stop", "pad": "')
+    for _ in range(100):
+        proc.stdin.write(chunk)
+    proc.stdin.close()
+except BrokenPipeError:
+    pass
+proc.wait()
+print(proc.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+    env = _clean_env(TMUX="/nonexistent,1,0", TMUX_PANE="%1")
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    code, max_kb = done.stdout.split()
+    assert code == "0", done.stderr
+    assert int(max_kb) < 64 * 1024, f"the endpoint grew to {int(max_kb) // 1024} MB"
+
+
+def test_payloads_past_the_cap_report_nothing() -> None:
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, b'{"hook_event_name": "Stop", "pad": "' + b"x" * 5000 + b'"}')
+    os.close(write_fd)
+    try:
+        assert report._read_capped(read_fd, 4096) is None
+    finally:
+        os.close(read_fd)
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, b'{"hook_event_name": "Stop"}')
+    os.close(write_fd)
+    try:
+        assert report._read_capped(read_fd, 4096) == b'{"hook_event_name": "Stop"}'
+    finally:
+        os.close(read_fd)
+
+
+def test_a_frozen_tmux_is_killed_with_the_endpoint(tmp_path: Path) -> None:
+    # A tmux client that never answers (the server is stopped): the alarm ends the endpoint,
+    # and its tmux child with it instead of leaving it behind.
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    pidfile = tmp_path / "tmux.pid"
+    fake = bindir / "tmux"
+    fake.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep 60\n")
+    fake.chmod(0o755)
+    env = _clean_env(PATH=f"{bindir}:{os.environ['PATH']}", TMUX="/s,1,0", TMUX_PANE="%3")
+    script = agent_hooks.notify_argv("claude")[3]
+    run = (
+        f"import sys; sys.argv = [{script!r}, 'claude']; "
+        f"sys.path.insert(0, {str(Path(script).parents[2])!r}); "
+        "from osf_tmux.agents import report; report.TMUX_TIMEOUT = 1; report.main()"
+    )
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", run],
+                          input=b'{"hook_event_name": "Stop"}', env=env,
+                          capture_output=True, timeout=30)  # fmt: skip
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+
+    def started() -> str | None:
+        text = pidfile.read_text().strip() if pidfile.exists() else ""
+        return text or None
+
+    pid = int(retry_until(started, what="the fake tmux to start"))
+    try:
+        retry_until(lambda: not _running(pid), timeout=5, what="the tmux child to be gone")
+    finally:
+        if _running(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True

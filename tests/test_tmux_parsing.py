@@ -83,19 +83,33 @@ def test_foreground_from_proc(tmp_path: Path) -> None:
 
 
 def test_only_our_hook_entries_are_found() -> None:
-    from osf_tmux.daemon.tmux_hooks import install_commands, marker, ours
+    from osf_tmux.daemon.tmux_hooks import CHANNEL, ours
 
     listing = "\n".join(
         [
             "after-new-window[0] display-message hi",
-            f'after-new-window[1] run-shell -b "kill -USR1 5 # {marker("/run/a")}"',
-            f'client-attached[3] run-shell -b "kill -USR1 5 # {marker("/run/other")}"',
+            f"after-new-window[1] wait-for -S {CHANNEL}",
+            "after-new-window[2] wait-for -S someone-elses-channel",
+            # what an older daemon installed: found, so that it is removed
+            'client-attached[3] run-shell -b "kill -USR1 5 2>/dev/null || true '
+            '# osf-tmux-wake:/run/a"',
             "session-closed",
         ]
     )
-    assert ours(listing, "/run/a") == [("after-new-window", 1)]
-    commands = install_commands(77, "/run/a")
-    assert all(c[:2] == ["set-hook", "-ga"] and "kill -USR1 77" in c[3] for c in commands)
+    assert ours(listing) == [("after-new-window", 1), ("client-attached", 3)]
+
+
+def test_hooks_name_no_process() -> None:
+    """A hook that signals a process id signals whatever program has that id once the daemon
+    is gone; ours only signal a tmux wait channel, and start no process."""
+    from osf_tmux.daemon.tmux_hooks import CHANNEL, install_commands
+
+    commands = install_commands()
+    assert commands and all(c[:2] == ["set-hook", "-ga"] for c in commands)
+    assert all(c[3] == f"wait-for -S {CHANNEL}" for c in commands)
+    assert {"pane-exited", "after-kill-pane", "window-unlinked", "session-closed"} <= {
+        c[2] for c in commands
+    }
 
 
 def test_parse_captures_with_the_main_screen_behind_the_alternate_one() -> None:

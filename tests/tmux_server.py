@@ -71,7 +71,7 @@ class TmuxServer:
 
     def cmd(self, *args: str, check: bool = True) -> str:
         argv = [self.tmux, "-L", self.socket_name, "-f", "/dev/null", *args]
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, env=outside_env())
         if check and proc.returncode != 0:
             raise TmuxError(f"{shlex.join(argv)} failed ({proc.returncode}): {proc.stderr.strip()}")
         return proc.stdout
@@ -182,6 +182,13 @@ class TmuxServer:
     def default_title(self) -> str:
         """The title a pane has before its program sets one (the host name)."""
         return self.cmd("display-message", "-p", "-t", "osf-base:", "#{pane_title}").rstrip("\n")
+
+
+def outside_env() -> dict[str, str]:
+    """Our environment as if we ran outside tmux. From inside a pane, $TMUX and $TMUX_PANE
+    name the outer server's pane: tmux takes $TMUX_PANE for "the current pane" of a command
+    that names none, and a server started with it keeps it for every run-shell job."""
+    return {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
 
 
 def _alive(pid: int) -> bool:

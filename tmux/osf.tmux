@@ -12,16 +12,16 @@ PLUGIN_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$PLUGIN_DIR/.venv"
 LOCK="$PLUGIN_DIR/.venv.lock"  # one bootstrap at a time (a reload while pip runs)
 STATE_DIR="${XDG_STATE_HOME:-$HOME/.local/state}/osf-tmux"
-LOG="$STATE_DIR/plugin.log"
+LOG="$STATE_DIR/plugin.log"  # the install's (per user); each server's loads: osf-tmux doctor
 
 log() {
 	mkdir -p "$STATE_DIR" && printf '%s %s\n' "$(date '+%Y-%m-%d %H:%M:%S')" "$*" >>"$LOG"
 }
 
 say() {  # on every attached client; `#` would start a format
-	local client
+	local client text="$*"
 	for client in $(tmux list-clients -F '#{client_name}' 2>/dev/null); do
-		tmux display-message -c "$client" -d 8000 "osf-tmux: ${1//#/##}" 2>/dev/null
+		tmux display-message -c "$client" -d 8000 "osf-tmux: ${text//#/##}" 2>/dev/null
 	done
 }
 
@@ -44,39 +44,86 @@ find_bin() {
 	return 1
 }
 
-load_in_background() {
+load_in_background() {  # what a load does is in its server's own log; errors land here too
 	local bin
 	bin="$(quoted "$1")"
 	mkdir -p "$STATE_DIR"
-	tmux run-shell -b "$bin plugin load --bin $bin >>$(quoted "$LOG") 2>&1"
+	tmux run-shell -b "$bin plugin load --bin $bin >/dev/null 2>>$(quoted "$LOG")"
+}
+
+# The bootstrap lock is a directory (mkdir is atomic) with the holder in it: its pid and the
+# time that process started, so that a holder that is gone (a reboot or an OOM kill in the
+# middle of pip) is told from one that still runs, even once its pid belongs to another process.
+started() {  # when process $1 started, as ps says it ('' when it is gone or ps cannot say)
+	ps -o lstart= -p "$1" 2>/dev/null | tr -s ' '
+}
+
+holder_alive() {  # $1: the holder as the lock says it, "PID START"
+	local pid="${1%% *}" start="${1#* }"
+	case "$pid" in '' | *[!0-9]*) return 1 ;; esac
+	kill -0 "$pid" 2>/dev/null && [ "$(started "$pid")" = "$start" ]
+}
+
+take_lock() {
+	local me holder
+	me="$$ $(started "$$")"
+	if mkdir "$LOCK" 2>/dev/null; then
+		printf '%s\n' "$me" >"$LOCK/holder"
+		return 0
+	fi
+	holder="$(cat "$LOCK/holder" 2>/dev/null)"
+	if [ -n "$holder" ] && holder_alive "$holder"; then
+		return 1
+	fi
+	# No holder written: taken an instant ago (mkdir comes first), or left by an older version
+	# of this script; that one is trusted for ten minutes (an install takes about one).
+	if [ -z "$holder" ] && [ -n "$(find "$LOCK" -maxdepth 0 -mmin -10 2>/dev/null)" ]; then
+		return 1
+	fi
+	log "bootstrap: taking over $LOCK from ${holder:-a holder that wrote no pid}, gone"
+	# Renamed before it is removed: of two loads that both found it stale, one gets it.
+	mv "$LOCK" "$LOCK.stale.$$" 2>/dev/null || return 1
+	if [ "$(cat "$LOCK.stale.$$/holder" 2>/dev/null)" != "$holder" ]; then
+		mv "$LOCK.stale.$$" "$LOCK" 2>/dev/null  # a live one taken meanwhile: give it back
+		return 1
+	fi
+	rm -rf "$LOCK.stale.$$"
+	mkdir "$LOCK" 2>/dev/null || return 1
+	printf '%s\n' "$me" >"$LOCK/holder"
+}
+
+release_lock() {
+	[ "$(cat "$LOCK/holder" 2>/dev/null)" = "$$ $(started "$$")" ] && rm -rf "$LOCK"
 }
 
 bootstrap() {
 	local python="${OSF_TMUX_PYTHON:-python3}"
-	if ! mkdir "$LOCK" 2>/dev/null; then
-		log "bootstrap: already running (remove $LOCK if it is not)"
+	if ! take_lock; then
+		log "bootstrap: already running ($(cat "$LOCK/holder" 2>/dev/null || echo "$LOCK"))"
 		return 0
 	fi
-	trap 'rmdir "$LOCK" 2>/dev/null' EXIT
+	trap release_lock EXIT
 	log "bootstrap: installing osf-tmux into $VENV with $python"
 	say "installing osf-tmux into $VENV (first load, about a minute)..."
 	if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' >>"$LOG" 2>&1; then
 		log "bootstrap: failed: $python is missing or older than 3.10"
-		say "install failed: needs Python >= 3.10 (see $LOG; or pipx install osf-tmux)"
+		say "install failed: needs Python >= 3.10 (see $LOG; or: pipx install $PLUGIN_DIR)"
 		return 1
 	fi
 	# Editable: a TPM update (git pull) takes effect on the next load without reinstalling.
 	if ! { "$python" -m venv "$VENV" && "$VENV/bin/python" -m pip install -q -e "$PLUGIN_DIR"; } \
 		2>&1 | sed 's/^/    | /' >>"$LOG"; then
 		log "bootstrap: failed: venv or pip install (output above)"
-		say "install failed (see $LOG; or pipx install osf-tmux)"
+		say "install failed (see $LOG; or: pipx install $PLUGIN_DIR)"
 		return 1
 	fi
-	log "bootstrap: ok"
-	if "$VENV/bin/osf-tmux" plugin load --bin "$VENV/bin/osf-tmux" >>"$LOG" 2>&1; then
-		say "installed and running: prefix + $(tmux show-option -gqv @osf-key-next) jumps to waiting agents"
+	log "bootstrap: ok: the command is $PLUGIN_DIR/bin/osf-tmux"
+	if "$VENV/bin/osf-tmux" plugin load --bin "$VENV/bin/osf-tmux" >/dev/null 2>>"$LOG"; then
+		say "installed and running: prefix + $(tmux show-option -gqv @osf-key-next) jumps to" \
+			"waiting agents, prefix + $(tmux show-option -gqv @osf-key-menu) shows them all;" \
+			"the command: $PLUGIN_DIR/bin/osf-tmux (prefix + : osf-doctor checks everything)"
 	else
-		say "installed, but loading failed (see $LOG or run osf-tmux doctor)"
+		say "installed, but loading failed (prefix + : osf-doctor, or $PLUGIN_DIR/bin/osf-tmux doctor)"
 	fi
 }
 

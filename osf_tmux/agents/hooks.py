@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shlex
+import stat
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -80,6 +81,13 @@ class FileChange:
     before: bytes | None  # None: the file does not exist
     after: bytes | None  # None: remove the file
     drop_backup: bool = False  # uninstall gave back the backed-up bytes: the backup is spent
+    backup: bool = True  # keep `before` beside the file (False: nothing of the person's in it)
+
+    def keeps_backup(self) -> bool:
+        """Whether writing this change keeps the file as it was beside it."""
+        return self.backup and self.before is not None and self.after is not None
+
+    mode: int | None = None  # permissions of a file we create (None: private, 0600)
 
 
 @dataclass
@@ -116,9 +124,36 @@ def _plan(agent: str, env: Mapping[str, str], install: bool) -> Plan:
     plan = Plan()
     for hook_file in module.hook_files(env):
         hook_file.plan(plan, agent, install)
+    for change in plan.changes:
+        _refuse_read_only(change.path)
     if install:
         plan.notes.extend(module.INSTALL_NOTES)
     return plan
+
+
+def _refuse_read_only(path: Path) -> None:
+    """A settings file the person made read-only stays as it is (whoever we run as: root may
+    write anything, but the mode says what the person wants)."""
+    target = real_path(path)
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        return  # created by us: nothing of theirs to protect
+    except OSError as exc:
+        raise HooksError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not mode & stat.S_IWUSR:
+        shown = f"{path} (a link to {target})" if target != path else str(path)
+        raise HooksError(
+            f"{shown} is read-only (mode {stat.S_IMODE(mode):o}): osf-tmux changes nothing in "
+            f"it. Make it writable (chmod u+w {target}) and run this again, or start the agent "
+            "with `osf-tmux launch AGENT`, which touches no file. Nothing was changed."
+        )
+
+
+def real_path(path: Path) -> Path:
+    """Where `path` leads: a settings file that is a symlink (dotfile managers make them) is
+    written through, to its target, and the link stays."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
 def installed_files(agent: str, env: Mapping[str, str]) -> list[Path]:
@@ -127,16 +162,18 @@ def installed_files(agent: str, env: Mapping[str, str]) -> list[Path]:
 
 
 def apply(plan: Plan) -> None:
-    """Write the plan: the original beside each file first, then the file (atomically)."""
+    """Write the plan: the original beside each file first, then the file (atomically, through
+    a symlink to its target, in the target's mode)."""
     for change in plan.changes:
+        target = real_path(change.path)
         backup = backup_path(change.path)
-        if change.before is not None and change.after is not None and not backup.exists():
-            _write(backup, change.before, like=change.path)
+        if change.before is not None and change.keeps_backup() and not backup.exists():
+            _write(backup, change.before, like=target)
         if change.after is None:
-            change.path.unlink(missing_ok=True)
+            target.unlink(missing_ok=True)  # a file we created: a link to it stays as it was
         else:
-            change.path.parent.mkdir(parents=True, exist_ok=True)
-            _write(change.path, change.after, like=change.path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _write(target, change.after, like=target, mode=change.mode)
         if change.drop_backup:
             backup.unlink(missing_ok=True)
 
@@ -145,14 +182,17 @@ def backup_path(path: Path) -> Path:
     return path.with_name(path.name + BACKUP_SUFFIX)
 
 
-def _write(path: Path, data: bytes, like: Path) -> None:
+def _write(path: Path, data: bytes, like: Path, mode: int | None = None) -> None:
     try:
         mode = like.stat().st_mode & 0o777
     except OSError:
-        mode = 0o600  # settings can hold keys: private unless the person chose otherwise
+        # settings can hold keys: private unless the person chose otherwise (or the file is
+        # an executable hook: `mode`)
+        mode = 0o600 if mode is None else mode
     tmp = path.with_name(f".{path.name}.osf-tmux-{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, mode)
     try:
+        os.fchmod(fd, mode)  # exactly the file's mode, whatever the umask takes away
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
@@ -173,7 +213,7 @@ def read_bytes(path: Path) -> bytes | None:
 # ---- JSON settings (hooks) ---------------------------------------------------------------------
 
 
-def _load_json(path: Path, raw: bytes) -> dict[str, Any]:
+def load_json(path: Path, raw: bytes) -> dict[str, Any]:
     try:
         data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
     except UnicodeDecodeError:
@@ -201,7 +241,7 @@ class JsonHooks:
     def plan(self, plan: Plan, agent: str, install: bool) -> None:
         path = self.path
         before = read_bytes(path)
-        data = _load_json(path, before) if before is not None else {}
+        data = load_json(path, before) if before is not None else {}
         stripped = strip_ours(data)
         if install:
             wanted = merge_ours(stripped, hooks_table(agent))
@@ -218,7 +258,7 @@ class JsonHooks:
         if raw is None:
             return False
         try:
-            data = _load_json(self.path, raw)
+            data = load_json(self.path, raw)
         except HooksError:
             return False
         return strip_ours(data) != data

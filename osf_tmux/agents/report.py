@@ -3,10 +3,11 @@
 
 It reads the hook's JSON payload (stdin, or the last argument for Codex's `notify` program),
 turns it into a state and records `@osf_report` = `STATE EPOCH AGENT` on the pane the agent runs
-in (`$TMUX_PANE` on the server in `$TMUX`), then wakes the daemon with SIGUSR1. The agent waits
-for this process, so it stays cheap: no click, no subprocess module (posix_spawn instead), one
-tmux call that also reads `@osf_daemon_pid`. It never fails the agent: it prints nothing and
-always exits 0, and outside tmux it does nothing at all.
+in (`$TMUX_PANE` on the server in `$TMUX`), then wakes the daemon by signalling its tmux wait
+channel in the same tmux call (no process id: nothing but the daemon's waiter can be woken). The
+agent waits for this process, so it stays cheap: no click, no subprocess module (posix_spawn
+instead), one tmux call. It never fails the agent: it prints nothing and always exits 0, and
+outside tmux it does nothing at all.
 
 Hook event names and payload fields are the agents' API, so they live in Python, in each agent's
 module (osf_tmux/agents/claude.py, ...); the screen texts and keys of each agent live in
@@ -30,6 +31,12 @@ else:
     import _signal as signal  # the C half of `signal`: the same functions, no enum
 
 TMUX_TIMEOUT = 2  # seconds; a wedged tmux server must not hold the agent up for long
+# Payloads seen are under 2 kB; a hook for writing a large file carries the file. Past this the
+# payload is read and dropped (the agent's write must not fail), not kept: no report then.
+STDIN_CAP = 1 << 20
+_child = 0  # the tmux client running now, killed if the alarm goes off first
+# The daemon's wake channel (osf_tmux/daemon/tmux_hooks.py CHANNEL; a test keeps them equal).
+WAKE_CHANNEL = "osf-tmux-wake"
 
 
 def state_for(agent: str, payload: Mapping[str, Any]) -> str | None:
@@ -71,7 +78,7 @@ def read_payload(args: Sequence[str], stdin_fd: int = 0) -> dict[str, Any] | Non
     elif not os.isatty(stdin_fd):
         # A hook's stdin is a pipe the agent closes. Never read a terminal: that would wait for
         # the person's keystrokes (and steal them).
-        text = _read_all(stdin_fd)
+        text = _read_capped(stdin_fd, STDIN_CAP)
     if not text:
         return None
     data = parse_json(text)
@@ -112,6 +119,24 @@ class _JsonContext:
     parse_constant = float  # NaN, Infinity
 
 
+def _read_capped(fd: int, cap: int) -> bytes | None:
+    """Everything `fd` gives until end of file, or None when that is more than `cap` bytes
+    (the rest is read and thrown away as it comes, so memory stays at `cap`)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > cap:
+            chunks.clear()
+            while os.read(fd, 65536):
+                pass
+            return None
+        chunks.append(chunk)
+
+
 def _read_all(fd: int) -> bytes:
     chunks: list[bytes] = []
     while True:
@@ -127,22 +152,20 @@ def record(
     env: Mapping[str, str],
     now: float,
     tmux: str = "tmux",
-) -> int | None:
-    """Set `@osf_report` on `$TMUX_PANE` and read `@osf_daemon_pid`, in one tmux call.
-
-    Returns the daemon's pid (None if none is registered or tmux failed)."""
+) -> bool:
+    """Set `@osf_report` on `$TMUX_PANE` and signal the daemon's wake channel, in one tmux
+    call. With no daemon running, tmux keeps the signal for the next one; no process is ever
+    signalled. True if tmux took it."""
     socket = env.get("TMUX", "").split(",", 1)[0]
     pane = env.get("TMUX_PANE", "")
     if not socket or not pane:
-        return None
+        return False
     argv = [
         tmux, "-S", socket,
         "set-option", "-p", "-t", pane, "@osf_report", f"{state} {now:.3f} {agent}", ";",
-        "show-options", "-gqv", "@osf_daemon_pid",
+        "wait-for", "-S", WAKE_CHANNEL,
     ]  # fmt: skip
-    out = _run(argv)
-    text = out.strip() if out is not None else ""
-    return int(text) if text.isdigit() else None
+    return _run(argv) is not None
 
 
 def _run(argv: list[str]) -> str | None:
@@ -156,38 +179,21 @@ def _run(argv: list[str]) -> str | None:
             (os.POSIX_SPAWN_DUP2, write_fd, 1),
             (os.POSIX_SPAWN_DUP2, devnull, 2),
         ]
+        global _child
         try:
-            pid = os.posix_spawnp(argv[0], argv, dict(os.environ), file_actions=actions)
+            pid = _child = os.posix_spawnp(argv[0], argv, dict(os.environ), file_actions=actions)
         except OSError:
             return None
         os.close(write_fd)
         write_fd = -1
         out = _read_all(read_fd)
         _, status = os.waitpid(pid, 0)
+        _child = 0
         return out.decode("utf-8", "replace") if os.waitstatus_to_exitcode(status) == 0 else None
     finally:
         for fd in (read_fd, write_fd, devnull):
             if fd >= 0:
                 os.close(fd)
-
-
-def wake(pid: int, proc: str = "/proc") -> bool:
-    """SIGUSR1 to the daemon. A pid left behind by a daemon killed with -9 may belong to another
-    program by now, for which SIGUSR1 is fatal: where /proc says whose it is, check first."""
-    if pid <= 1:
-        return False
-    if os.path.isdir(proc):
-        try:
-            with open(f"{proc}/{pid}/cmdline", "rb") as f:
-                if b"osf" not in f.read():
-                    return False
-        except OSError:
-            return False
-    try:
-        os.kill(pid, signal.SIGUSR1)
-    except OSError:
-        return False
-    return True
 
 
 def run(args: Sequence[str], env: Mapping[str, str], stdin_fd: int = 0) -> str | None:
@@ -201,13 +207,17 @@ def run(args: Sequence[str], env: Mapping[str, str], stdin_fd: int = 0) -> str |
     state = state_for(agent, payload)
     if state is None:
         return None
-    pid = record(agent, state, env, time.time())
-    if pid is not None:
-        wake(pid)
+    record(agent, state, env, time.time())
     return state
 
 
 def _give_up(signum: int, frame: Any) -> None:
+    # A frozen tmux server leaves its client waiting forever: it goes with us, not orphaned.
+    if _child > 0:
+        try:  # noqa: SIM105 - contextlib would cost the endpoint an import
+            os.kill(_child, signal.SIGKILL)
+        except OSError:
+            pass
     os._exit(0)
 
 
@@ -218,7 +228,7 @@ def main() -> None:
         here = os.path.dirname(os.path.abspath(__file__))
         sys.path.insert(0, os.path.dirname(os.path.dirname(here)))
         signal.signal(signal.SIGALRM, _give_up)
-        signal.alarm(TMUX_TIMEOUT)
+        signal.setitimer(signal.ITIMER_REAL, TMUX_TIMEOUT)
         run(sys.argv[1:], os.environ)
     except BaseException:  # the agent must never see us fail
         pass

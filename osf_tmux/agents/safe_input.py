@@ -7,11 +7,18 @@ its dialog is drawn). The published `@osf_state` is not trusted: it may be a swe
 
 - `send`: a message for the agent's input box, refused while the pane is blocked.
 - `answer`: keys that answer the prompt (from the manifest's `[answer]` table), only while the
-  screen shows one: keys meant for a dialog would otherwise land in the input box."""
+  screen shows one: keys meant for a dialog would otherwise land in the input box.
+
+The pane is named exactly: a pane id (`%N`) or a `session:window.pane` that `list-panes` shows.
+tmux itself resolves a target loosely (`sess:2.7` that does not exist means some other pane of
+`sess`), which once approved another pane's prompt. Keys go to the judged pane's id only, and
+right before they go the pane is looked at once more: the same process, and the same prompt
+(the lines its rule matched) or still no prompt."""
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,11 +27,11 @@ from osf_tmux.daemon.identify import manifest_for
 from osf_tmux.daemon.loop import screen_from_capture
 from osf_tmux.daemon.process import foreground_commands
 from osf_tmux.daemon.source import capture_panes
-from osf_tmux.judge.classify import Verdict, classify
+from osf_tmux.judge.classify import Verdict, classify, matched_lines
 from osf_tmux.judge.combine import Observation, PaneTracker, Report, Timing
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import RuleSet
-from osf_tmux.tmux import PaneInfo, Tmux, TmuxError, list_panes_format, parse_panes
+from osf_tmux.tmux import NoServerError, PaneInfo, Tmux, TmuxError, list_panes
 
 
 class InputRefused(Exception):
@@ -39,6 +46,34 @@ class PaneLook:
     manifest: Manifest | None
     screen: Verdict | None  # what the screen alone says
     state: str | None  # screen and hook report combined, as the daemon would publish it
+    prompt: tuple[str, ...] = ()  # the lines the screen's rule matched (its prompt, if blocked)
+
+
+_PANE_ID = re.compile(r"^%[0-9]+$")
+_ADDRESS = re.compile(r"^[^:]+:[0-9]+\.[0-9]+$")
+
+
+def resolve(tmux: Tmux, target: str) -> PaneInfo:
+    """The pane `target` names exactly: a pane id (`%N`) or a `session:window.pane` that
+    `list-panes -a` shows. Anything else (a window, a session, a name tmux would stretch to
+    fit some other pane) is refused."""
+    if not (_PANE_ID.match(target) or _ADDRESS.match(target)):
+        raise InputRefused(
+            f"{target!r} does not name one pane: give its id (%N) or session:window.pane, "
+            "as `tmux list-panes -a -F '#{pane_id} #{session_name}:#{window_index}.#{pane_index}'`"
+            " shows them"
+        )
+    try:
+        panes = list_panes(tmux)
+    except NoServerError:
+        raise  # not a missing pane: the caller says which server is not running
+    except TmuxError as exc:
+        raise InputRefused(f"cannot list the panes ({exc})") from None
+    field = "pane_id" if target.startswith("%") else "address"
+    found = [p for p in panes if getattr(p, field) == target]
+    if len(found) != 1:
+        raise InputRefused(f"no pane {target!r}: nothing was typed")
+    return found[0]
 
 
 def look(
@@ -53,22 +88,40 @@ def look(
     timing = timing or Timing()
     clock = clock or SystemClock()
     wall = clock.wall()
-    try:
-        infos = parse_panes(tmux.run("display-message", "-p", "-t", target, list_panes_format()))
-    except TmuxError as exc:
-        raise InputRefused(f"no pane {target!r} ({exc})") from None
-    if not infos or not infos[0].pane_id:  # tmux 3.3a prints empty fields for a missing pane
-        raise InputRefused(f"no pane {target!r}")
-    info = infos[0]
+    info = resolve(tmux, target)
     manifest = manifest_for(rules, info, identify, wall, timing.report_ttl)
     verdict = None
+    prompt: tuple[str, ...] = ()
     if manifest is not None:
-        cap = capture_panes(tmux, [info.pane_id], escapes=True).get(info.pane_id)
+        try:
+            cap = capture_panes(tmux, [info.pane_id], escapes=True).get(info.pane_id)
+        except TmuxError as exc:
+            raise InputRefused(f"pane {info.pane_id} cannot be read ({exc})") from None
         if cap is not None:
-            verdict = classify(screen_from_capture(cap).snapshot(), manifest)
+            snap = screen_from_capture(cap).snapshot()
+            verdict = classify(snap, manifest)
+            prompt = matched_lines(snap, manifest, verdict.rule)
     obs = Observation(manifest is not None, verdict, True, Report.parse(info.report))
     state = PaneTracker(timing).update(obs, clock.now(), wall).state
-    return PaneLook(info, manifest, verdict, state)
+    return PaneLook(info, manifest, verdict, state, prompt)
+
+
+def _look_again(tmux: Tmux, rules: RuleSet, before: PaneLook) -> PaneLook:
+    """The judged pane once more, right before keys go: by its id only, and it must still run
+    the same process and the same agent."""
+    try:
+        now = look(tmux, rules, before.info.pane_id)
+    except InputRefused as exc:
+        raise InputRefused(
+            f"pane {_where(before)} is gone or unreadable a moment after osf-tmux judged it "
+            f"({exc}); nothing was typed"
+        ) from None
+    agent = now.manifest.agent if now.manifest else None
+    if now.info.pid != before.info.pid or agent != (before.manifest and before.manifest.agent):
+        raise InputRefused(
+            f"pane {_where(before)} runs another program than a moment ago; nothing was typed"
+        )
+    return now
 
 
 def _where(pane: PaneLook) -> str:
@@ -84,18 +137,49 @@ def _require_agent(pane: PaneLook) -> Manifest:
     return pane.manifest
 
 
-def send(tmux: Tmux, rules: RuleSet, target: str, text: str) -> PaneLook:
-    """Type `text` into the agent's input and submit it, unless the pane waits for an answer."""
+# Control characters act as keys, not text: ESC starts sequences (ESC [ 201 ~ would end the
+# bracketed paste, and whatever follows it would arrive as keystrokes: Shift+Tab, Ctrl-C,
+# Enter), Ctrl-C interrupts, CR submits. Newline and tab are text in a paste.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+ALLOWED_CONTROLS = "newlines and tabs"
+
+
+def check_text(text: str) -> None:
+    """Refuse a message that holds a control character other than newline and tab: typed
+    through a paste, it would act as a key (or end the paste early)."""
     if not text.strip():
         raise InputRefused("nothing to send: the message is empty")
-    pane = look(tmux, rules, target)
-    manifest = _require_agent(pane)
+    bad = _CONTROL.search(text)
+    if bad is not None:
+        raise InputRefused(
+            f"the message holds a control character ({_name(bad.group())} at position "
+            f"{bad.start()}): only {ALLOWED_CONTROLS} may be in it, anything else would act as "
+            "a key. Nothing was typed."
+        )
+
+
+def _name(char: str) -> str:
+    names = {"\x1b": "Escape", "\r": "carriage return", "\x7f": "Delete", "\x03": "Ctrl-C"}
+    code = ord(char)
+    return names.get(char, f"Ctrl-{chr(code + 64)}" if code < 32 else f"U+{code:04X}")
+
+
+def _refuse_blocked(pane: PaneLook, manifest: Manifest) -> None:
     if pane.state == "blocked":
         why = pane.screen.rule if pane.screen and pane.screen.state == "blocked" else "its hook"
         raise InputRefused(
             f"{manifest.name} in pane {_where(pane)} is waiting for an answer ({why}); "
             f"nothing was typed. Answer it first: osf-tmux answer {pane.info.pane_id} yes|no|N"
         )
+
+
+def send(tmux: Tmux, rules: RuleSet, target: str, text: str) -> PaneLook:
+    """Type `text` into the agent's input and submit it, unless the pane waits for an answer."""
+    check_text(text)
+    pane = look(tmux, rules, target)
+    manifest = _require_agent(pane)
+    _refuse_blocked(pane, manifest)
+    _refuse_blocked(_look_again(tmux, rules, pane), manifest)
     buffer = f"osf-send-{os.getpid()}"
     pane_id = pane.info.pane_id
     # A paste, bracketed when the agent asked for that (all of these do), so a multi-line
@@ -130,6 +214,12 @@ def answer(tmux: Tmux, rules: RuleSet, target: str, choice: str) -> tuple[str, .
         raise InputRefused(
             f"{manifest.name} in pane {_where(pane)} is not waiting for an answer (it is "
             f"{shown}); nothing was typed. To give it a message: osf-tmux send PANE TEXT"
+        )
+    again = _look_again(tmux, rules, pane)
+    if again.screen != pane.screen or again.prompt != pane.prompt:
+        raise InputRefused(
+            f"the prompt in pane {_where(pane)} changed while osf-tmux looked at it; nothing "
+            "was typed. Look at it and answer again"
         )
     tmux.run("send-keys", "-t", pane.info.pane_id, *keys)
     return keys

@@ -3,6 +3,7 @@ and typing into their panes safely."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -12,17 +13,34 @@ import click
 from osf_tmux.agents import hooks as agent_hooks
 from osf_tmux.agents import safe_input
 from osf_tmux.agents.hooks import HooksError
-from osf_tmux.cli.daemon import pass_server
-from osf_tmux.judge.ruleset import load_rules
+from osf_tmux.cli.server import no_server, pass_server
+from osf_tmux.judge.ruleset import UnknownAgentError, load_rules
 from osf_tmux.paths import user_rules_dir
 from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
+
+
+def _hooked_agent(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An agent with hooks, by any name its rules give it (`Claude`, `claude-code`)."""
+    if value is None:
+        return None
+    try:
+        agent = load_rules(user_rules_dir()).get(value).agent
+    except UnknownAgentError:
+        agent = value
+    if agent not in agent_hooks.AGENTS:
+        raise click.BadParameter(
+            f"{value!r}: osf-tmux has hooks for {', '.join(agent_hooks.AGENTS)}", ctx, param
+        )
+    return agent
+
 
 agent_option = click.option(
     "--agent",
     "agent",
     required=True,
-    type=click.Choice(agent_hooks.AGENTS),
-    help="Which agent's settings.",
+    metavar="|".join(agent_hooks.AGENTS),
+    callback=_hooked_agent,
+    help="Which agent's settings (any case; claude-code, ... too).",
 )
 
 
@@ -42,7 +60,7 @@ def _apply(plan: agent_hooks.Plan, dry_run: bool, verb: str) -> None:
         action = "remove" if change.after is None else "write"
         click.echo(f"{'would ' if dry_run else ''}{action} {change.path}")
         backup = agent_hooks.backup_path(change.path)
-        if change.before is not None and change.after is not None and not backup.exists():
+        if change.keeps_backup() and not backup.exists():
             click.echo(f"  {'would keep' if dry_run else 'kept'} the original as {backup}")
     if not dry_run:
         try:
@@ -81,14 +99,16 @@ def uninstall_cmd(agent: str, dry_run: bool) -> None:
 @click.command(
     "launch", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False}
 )
-@click.argument("agent", type=click.Choice(agent_hooks.AGENTS))
+@click.argument("agent", metavar="|".join(agent_hooks.AGENTS), callback=_hooked_agent)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def launch_cmd(agent: str, args: tuple[str, ...]) -> None:
     """Start AGENT (found on PATH) with osf-tmux's hooks for this run only, touching no file.
 
     Claude Code gets them through --settings; Codex gets osf-tmux as its notify program (-c),
-    unless your config.toml names one of its own; OpenCode and Kilo get osf-tmux's plugin
-    through $OPENCODE_CONFIG_CONTENT / $KILO_CONFIG_CONTENT. ARGS go to the agent unchanged."""
+    unless your config.toml names one of its own; Pi loads osf-tmux's extension (-e, a copy
+    kept in osf-tmux's own state folder); Copilot CLI a plugin of osf-tmux's (--plugin-dir,
+    kept there too); OpenCode and Kilo get osf-tmux's plugin through $OPENCODE_CONFIG_CONTENT /
+    $KILO_CONFIG_CONTENT. ARGS go to the agent unchanged."""
     binary = shutil.which(agent)
     if binary is None:
         raise click.ClickException(f"{agent} is not installed or not on PATH")
@@ -115,14 +135,20 @@ def send_cmd(server: ServerSpec, pane: str, text: tuple[str, ...]) -> None:
     """Type TEXT into the agent in PANE and submit it; refused while the agent waits for an
     answer (then nothing is typed).
 
-    The pane is judged afresh first (its screen now, and the agent's latest hook report)."""
+    PANE is a pane id (%N) or session:window.pane exactly as `tmux list-panes -a` shows it;
+    anything else is refused. The pane is judged afresh first (its screen now, and the agent's
+    latest hook report), and once more right before the text goes in.
+
+    TEXT is typed as text: it may hold newlines and tabs, but any other control character
+    (Escape, Ctrl-C, carriage return, Delete, C1 controls) is refused and nothing is typed,
+    since it would act as a key or end the paste early."""
     rules = load_rules(user_rules_dir())
     try:
         looked = safe_input.send(Tmux(server), rules, pane, " ".join(text))
     except safe_input.InputRefused as exc:
         raise click.ClickException(str(exc)) from None
     except NoServerError:
-        raise click.ClickException(f"no tmux server running for {server.describe()}") from None
+        raise no_server(server) from None
     except TmuxError as exc:
         raise click.ClickException(str(exc)) from None
     state = looked.state or "idle"
@@ -132,22 +158,40 @@ def send_cmd(server: ServerSpec, pane: str, text: tuple[str, ...]) -> None:
 @click.command("answer")
 @click.argument("pane")
 @click.argument("choice")
+@click.option(
+    "--client", metavar="NAME", help="Tell this tmux client how it went (what the menu does)."
+)
 @pass_server
-def answer_cmd(server: ServerSpec, pane: str, choice: str) -> None:
+def answer_cmd(server: ServerSpec, pane: str, choice: str, client: str | None) -> None:
     """Answer the prompt the agent in PANE waits on: CHOICE is yes, no, or the number of an
     option in its menu. Refused unless the screen shows a prompt right now.
 
+    PANE is a pane id (%N) or session:window.pane exactly as `tmux list-panes -a` shows it;
+    anything else is refused. Right before the keys go, the pane is looked at once more: the
+    same process must show the same prompt.
+
     The keys per agent come from the [answer] table of its rules (rules/*.toml)."""
     rules = load_rules(user_rules_dir())
+    tmux = Tmux(server)
     try:
-        keys = safe_input.answer(Tmux(server), rules, pane, choice)
+        keys = safe_input.answer(tmux, rules, pane, choice)
     except safe_input.InputRefused as exc:
+        _tell(tmux, client, f"osf-tmux: nothing typed: {exc}")
         raise click.ClickException(str(exc)) from None
     except NoServerError:
-        raise click.ClickException(f"no tmux server running for {server.describe()}") from None
+        raise no_server(server) from None
     except TmuxError as exc:
+        _tell(tmux, client, f"osf-tmux: {exc}")
         raise click.ClickException(str(exc)) from None
-    click.echo(f"answered {choice} ({' '.join(keys)})")
+    said = f"answered {choice} ({' '.join(keys)})"
+    _tell(tmux, client, f"osf-tmux: {pane} {said}")
+    click.echo(said)
+
+
+def _tell(tmux: Tmux, client: str | None, message: str) -> None:
+    if client:
+        with contextlib.suppress(TmuxError):
+            tmux.run("display-message", "-c", client, message.replace("#", "##"))
 
 
 COMMANDS = (hooks_group, launch_cmd, send_cmd, answer_cmd)

@@ -2,44 +2,43 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 import time
 from typing import Any
 
 import click
 
+from osf_tmux.cli.server import pass_server, require_server
+from osf_tmux.daemon import leftovers
 from osf_tmux.daemon.lifecycle import (
+    REVIVE_LIMIT,
+    REVIVE_WINDOW,
     DaemonFiles,
     LifecycleError,
     acquire_lock,
+    died,
+    may_revive,
+    private_dirs,
     read_status,
+    release_watchdog,
     running_pid,
     setup_logging,
+    spawn_watchdog,
     start,
     stop,
 )
-from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
-
-pass_server = click.make_pass_decorator(ServerSpec, ensure=True)
-
-
-def _require_server(server: ServerSpec) -> Tmux:
-    tmux = Tmux(server)
-    try:
-        tmux.run("display-message", "-p", "#{pid}")
-    except NoServerError:
-        raise click.ClickException(f"no tmux server running for {server.describe()}") from None
-    except TmuxError as exc:
-        raise click.ClickException(str(exc)) from None
-    return tmux
+from osf_tmux.paths import UnsafeDirectoryError
+from osf_tmux.tmux import ServerSpec, Tmux, TmuxError
 
 
 @click.command("start")
 @pass_server
 def start_cmd(server: ServerSpec) -> None:
     """Start the daemon for this tmux server (nothing happens if it already runs)."""
-    _require_server(server)
+    require_server(server)
     files = DaemonFiles.for_server(server)
     try:
         pid, already = start(server, files)
@@ -51,13 +50,38 @@ def start_cmd(server: ServerSpec) -> None:
 @click.command("stop")
 @pass_server
 def stop_cmd(server: ServerSpec) -> None:
-    """Stop the daemon: pipes closed, osf options removed from tmux."""
+    """Stop the daemon: pipes closed, its options and hooks taken out of tmux.
+
+    With the tmux plugin loaded, its formats, keys and options stay (and say so); take them
+    out too with: osf-tmux plugin unload --stop."""
+    from osf_tmux.plugin.load import loaded_parts
+
     files = DaemonFiles.for_server(server)
     try:
         pid = stop(files)
     except LifecycleError as exc:
         raise click.ClickException(str(exc)) from None
+    if pid is None and (dead := died(files)) is not None:
+        # It died without stopping: what it published and attached is still in tmux.
+        tmux = require_server(server)
+        try:
+            leftovers.clear(tmux, str(files.runtime), files.runtime)
+            tmux.run("set-option", "-gu", leftovers.DOWN)
+        except TmuxError as exc:
+            raise click.ClickException(str(exc)) from None
+        files.status.write_text(json.dumps({**dead, "running": False}, indent=1))
+        click.echo(f"the daemon (pid {dead.get('pid')}) had died; cleared what it left in tmux")
+        return
     click.echo("osf-tmux daemon was not running" if pid is None else f"stopped (pid {pid})")
+    try:
+        parts = loaded_parts(Tmux(server))
+    except TmuxError:
+        return  # no server: nothing of the plugin can stay
+    if parts:
+        click.echo(
+            f"the plugin stays loaded: {', '.join(parts)} (the keys say the daemon is not "
+            "running; take all of it out: osf-tmux plugin unload --stop)"
+        )
 
 
 @click.command("status")
@@ -74,9 +98,13 @@ def status_cmd(server: ServerSpec, as_json: bool) -> None:
             sys.exit(3)
         return
     if pid is None or status is None:
-        click.echo(
-            f"osf-tmux daemon not running for {server.describe()} (start it: osf-tmux start)"
+        dead = died(files)
+        why = (
+            f"died without stopping (pid {dead.get('pid')}; osf-tmux doctor)"
+            if dead is not None
+            else "not running"
         )
+        click.echo(f"osf-tmux daemon {why} for {server.describe()} (start it: osf-tmux start)")
         sys.exit(3)
     click.echo(f"daemon pid {pid}, {server.describe()}")
     rows: list[tuple[str, ...]] = [("PANE", "WHERE", "AGENT", "STATE", "SINCE", "RULE", "PIPE")]
@@ -104,9 +132,18 @@ def _status_row(p: dict[str, Any]) -> tuple[str, ...]:
 @click.command("daemon")
 @click.option("--foreground", is_flag=True, help="Log to the terminal too (for debugging).")
 @click.option("--debug", is_flag=True, help="Log every decision.")
+@click.option(
+    "--watchdog",
+    is_flag=True,
+    help="Restart the daemon if it dies without stopping (`start` asks for this).",
+)
+@click.option("--revived", is_flag=True, hidden=True)
 @pass_server
-def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
+def daemon_cmd(
+    server: ServerSpec, foreground: bool, debug: bool, watchdog: bool, revived: bool
+) -> None:
     """Run the daemon in this process (`start` runs it in the background for you)."""
+    from osf_tmux.daemon.events import EventHub, backlog_from, fan_out
     from osf_tmux.daemon.loop import Daemon
     from osf_tmux.daemon.source import PipeFactory
     from osf_tmux.judge.ruleset import load_rules
@@ -114,32 +151,82 @@ def daemon_cmd(server: ServerSpec, foreground: bool, debug: bool) -> None:
     from osf_tmux.plugin.load import config_stamp
     from osf_tmux.plugin.notify_backends import start_notifier
 
-    tmux = _require_server(server)
+    tmux = require_server(server)
     files = DaemonFiles.for_server(server)
+    try:
+        private_dirs(files)
+    except UnsafeDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
     lock = acquire_lock(files)
     if lock is None:
         click.echo(f"osf-tmux daemon already running (pid {running_pid(files)})")
         return
     setup_logging(files, sys.stderr if foreground else None, debug)
-    rules = load_rules(user_rules_dir())
     import logging
 
     log = logging.getLogger("osf_tmux")
+    if revived and not _revive(tmux, files):
+        return
+    watching = spawn_watchdog(server) if watchdog else None
+    rules = load_rules(user_rules_dir())
     for problem in rules.problems:
         log.warning("rules: %s (the shipped rules stay in force)", problem)
-    notifier = start_notifier(tmux, config_stamp(files.state))
+    notifier = start_notifier(tmux, config_stamp(files.state), files.state)
+    hub = EventHub(files.runtime, backlog=backlog_from(os.environ))
+    try:
+        hub.start()
+    except OSError as exc:  # scripts lose their feed; the status line and pop-ups go on
+        log.warning("no event feed (osf-tmux events/wait): %s", exc)
     daemon = Daemon(
         tmux,
         rules,
         PipeFactory(files.runtime),
         token=str(files.runtime),
         status_file=files.status,
-        on_transition=notifier.on_transition,
+        on_transition=fan_out(notifier.on_transition, hub.on_transition),
+        on_pane_gone=hub.on_pane_gone,
+        extra_status={"notify": notifier.status, "events": hub.status},
     )
+    notifier.on_change = daemon.status_changed
     daemon.install_signal_handlers()
+    with contextlib.suppress(TmuxError):
+        tmux.run("set-option", "-gu", leftovers.DOWN)
     daemon.install_hooks()
     log.info("started for %s", server.describe())
     daemon.write_status(force=True)
     daemon.run()
+    hub.close()
     notifier.close()
+    if watching is not None:
+        release_watchdog(watching)
     log.info("stopped")
+
+
+def _revive(tmux: Tmux, files: DaemonFiles) -> bool:
+    """A daemon died without stopping and its watchdog started this one: go on, or, after too
+    many deaths in a row, clear what it left and say so on the status line."""
+    import logging
+
+    log = logging.getLogger("osf_tmux")
+    dead = read_status(files) or {}
+    if may_revive(files, time.time()):
+        log.warning("the daemon (pid %s) died without stopping; starting again", dead.get("pid"))
+        return True
+    log.error(
+        "the daemon (pid %s) died again: %d restarts in %.0f s are enough; clearing what it "
+        "left in tmux and staying down (osf-tmux doctor; osf-tmux start to try again)",
+        dead.get("pid"),
+        REVIVE_LIMIT,
+        REVIVE_WINDOW,
+    )
+    try:
+        leftovers.clear(tmux, str(files.runtime), files.runtime)
+        leftovers.say_down(tmux, "daemon down (osf-tmux doctor)")
+    except TmuxError as exc:
+        log.warning("could not clear tmux: %s", exc)
+    status = {**dead, "running": False, "gave_up": time.time()}
+    files.status.write_text(json.dumps(status, indent=1))
+    return False
+
+
+COMMANDS = (start_cmd, stop_cmd, status_cmd, daemon_cmd)

@@ -1,12 +1,17 @@
-"""Commands behind the tmux plugin: `next` (the jump key), `doctor`, `plugin load|unload`."""
+"""Commands behind the tmux plugin: `next` and `menu` (its keys), `list`, `doctor`,
+`plugin load|unload`. `next` and `menu` usually run the short way (cli/keys.py); these are the
+same commands for the shapes only click parses, and for --help."""
 
 from __future__ import annotations
 
-import contextlib
+import json
+import shlex
 import sys
+import time
 
 import click
 
+from osf_tmux.cli.server import no_server, pass_server
 from osf_tmux.daemon.lifecycle import (
     DaemonFiles,
     LifecycleError,
@@ -15,51 +20,86 @@ from osf_tmux.daemon.lifecycle import (
     start,
     stop,
 )
+from osf_tmux.paths import private_dir
 from osf_tmux.plugin import doctor as doc
-from osf_tmux.plugin import jump
+from osf_tmux.plugin import jump, overview
+from osf_tmux.plugin.invoke import log_line, own_command, plugin_log
 from osf_tmux.plugin.load import (
     config_stamp,
     load,
-    log_line,
-    plugin_log,
     tell_clients,
     unload,
 )
 from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
 
-pass_server = click.make_pass_decorator(ServerSpec, ensure=True)
+client_option = click.option(
+    "--client", metavar="NAME", help="The tmux client to act on (default: the current one)."
+)
+
+
+def _daemon_status(server: ServerSpec) -> tuple[DaemonFiles, bool, dict[str, object] | None]:
+    files = DaemonFiles.for_server(server)
+    running = running_pid(files) is not None
+    return files, running, read_status(files) if running else None
 
 
 @click.command("next")
-@click.option("--client", metavar="NAME", help="The tmux client to move (default: the current).")
+@client_option
 @pass_server
 def next_cmd(server: ServerSpec, client: str | None) -> None:
     """Show the next pane that waits: blocked ones first (longest waiting first), then done.
 
-    Pressing it again moves on to the one after, across sessions and windows."""
-    tmux = Tmux(server)
-    files = DaemonFiles.for_server(server)
-    running = running_pid(files) is not None
-    status = read_status(files) if running else None
+    Pressing it again moves on to the one after, across sessions and windows (prefix + A)."""
+    _, running, status = _daemon_status(server)
     try:
-        panes, current = jump.waiting_panes(tmux, client, jump.since_times(status))
-        target = jump.pick(panes, current)
-        if target is None:
-            note = "" if running else " (the daemon is not running: osf-tmux doctor)"
-            _say(tmux, client, f"osf-tmux: no agent is waiting{note}")
-            return
-        tmux.run_many(jump.jump_commands(target.pane_id, client))
-        rank = [w.pane_id for w in jump.order(panes)].index(target.pane_id) + 1
-        _say(tmux, client, f"osf-tmux: {target.address} {target.state} ({rank} of {len(panes)})")
+        tmux = Tmux(server)
+        # Typed in a shell rather than bound to a key: the client someone used last.
+        click.echo(jump.go_next(tmux, status, running, client or jump.recent_client(tmux)))
+    except NoServerError:
+        raise no_server(server) from None
     except TmuxError as exc:
         raise click.ClickException(str(exc)) from None
 
 
-def _say(tmux: Tmux, client: str | None, message: str) -> None:
-    click.echo(message)
-    command = ["display-message", *(["-c", client] if client else []), message.replace("#", "##")]
-    with contextlib.suppress(TmuxError):  # outside any client the echo above is all there is
-        tmux.run(*command)
+@click.command("menu")
+@client_option
+@pass_server
+def menu_cmd(server: ServerSpec, client: str | None) -> None:
+    """Open the overview of every agent on a tmux client (prefix + W): one row per agent pane,
+    most urgent first, with its state, place, agent, for how long, and what a blocked one asks.
+
+    Choosing a row shows its pane; the rows under a blocked one answer it (osf-tmux answer)."""
+    files, _, status = _daemon_status(server)
+    try:
+        click.echo(overview.show_menu(Tmux(server), files, status, client))
+    except NoServerError:
+        raise no_server(server) from None
+    except TmuxError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@click.command("list")
+@click.option("--json", "as_json", is_flag=True, help="A JSON array, one object per pane.")
+@pass_server
+def list_cmd(server: ServerSpec, as_json: bool) -> None:
+    """Every agent pane, most urgent first: where, agent, state, for how long, and what a
+    blocked one asks (the overview menu's rows, in the terminal)."""
+    _, running, status = _daemon_status(server)
+    try:
+        seen = overview.read(Tmux(server), status, None, with_view=False)
+    except NoServerError:
+        raise no_server(server) from None
+    except TmuxError as exc:
+        raise click.ClickException(str(exc)) from None
+    now = time.time()
+    if as_json:
+        click.echo(json.dumps(overview.as_records(seen.panes, now), indent=1, ensure_ascii=False))
+        return
+    if not seen.panes:
+        why = "" if running else f" (the daemon is not running for {server.describe()})"
+        click.echo(f"no agent runs in any pane{why}")
+        return
+    click.echo(overview.as_table(seen.panes, now))
 
 
 @click.command("doctor")
@@ -77,54 +117,76 @@ def doctor_cmd(server: ServerSpec, as_json: bool) -> None:
 
 @click.group("plugin")
 def plugin_group() -> None:
-    """What the tmux plugin (tmux/osf.tmux) runs; rarely needed by hand."""
+    """What the tmux plugin (tmux/osf.tmux) runs; `plugin load` also works by hand."""
 
 
 @plugin_group.command("load")
-@click.option("--bin", "binary", metavar="PATH", help="This program's path, for the key binding.")
+@click.option("--bin", "binary", metavar="PATH", help="The osf-tmux the keys run (default: this).")
 @click.option("--no-daemon", is_flag=True, help="Set up tmux only; do not start the daemon.")
 @pass_server
 def load_cmd(server: ServerSpec, binary: str | None, no_daemon: bool) -> None:
-    """Set option defaults, place the status formats, bind the key, start the daemon.
+    """Set option defaults, place the status formats, bind the keys, start the daemon.
 
     Safe to run again (a config reload does): nothing is added twice."""
     tmux = Tmux(server)
-    log = plugin_log()
     files = DaemonFiles.for_server(server)
+    log = plugin_log(files.state)
+    command = [binary] if binary else own_command()
+    if not server.args() and not tmux.alive():
+        # By hand outside tmux, before any tmux runs (the README's first command): nothing to
+        # load into yet, which is no failure; say what to do.
+        click.echo(
+            "osf-tmux is installed; no tmux server is running here to load it into. Start "
+            f"tmux and run `{shlex.join([*command, 'plugin', 'load'])}` in it, or put this "
+            f"line in ~/.tmux.conf: run-shell -b '{shlex.join([*command, 'plugin', 'load'])}'"
+        )
+        return
     try:
-        result = load(tmux, binary or sys.argv[0], log)
+        result = load(tmux, command, log)
         daemon = "not started"
         if not no_daemon:
             pid, already = start(server, files)
             daemon = f"pid {pid}{' (already running)' if already else ''}"
-        files.state.mkdir(parents=True, exist_ok=True)
+        private_dir(files.state)
         config_stamp(files.state).touch()
-    except NoServerError as exc:
-        log_line(log, "load", f"failed: {exc}")
-        raise click.ClickException(str(exc)) from None
+    except NoServerError:
+        log_line(log, "load", f"failed: {server.not_running()}")
+        raise no_server(server) from None
     except (TmuxError, LifecycleError, OSError) as exc:
         log_line(log, "load", f"failed: {exc}")
         tell_clients(tmux, f"osf-tmux: loading failed: {exc} (osf-tmux doctor)")
         raise click.ClickException(str(exc)) from None
-    key = f"prefix + {result.key}" if result.key else "no key"
-    log_line(log, "load", f"ok for {server.describe()}: {key}, daemon {daemon}")
+    keys = ", ".join(f"prefix + {k} {a}" for a, k in result.keys.items()) or "no keys"
+    log_line(log, "load", f"ok for {server.describe()}: {keys}, daemon {daemon}")
     for warning in result.warnings:
         log_line(log, "load-warning", warning)
     if result.warnings:
         tell_clients(tmux, "osf-tmux: " + "; ".join(result.warnings))
+    click.echo(f"osf-tmux loaded into {server.describe()}: {keys}; daemon {daemon}")
+    if not binary:
+        again = shlex.join([*command, "plugin", "load"])
+        click.echo(f"to load it whenever tmux starts, add to ~/.tmux.conf: run-shell -b '{again}'")
 
 
 @plugin_group.command("unload")
 @click.option("--stop", "stop_daemon", is_flag=True, help="Stop the daemon too.")
 @pass_server
 def unload_cmd(server: ServerSpec, stop_daemon: bool) -> None:
-    """Take the status formats and the key binding out again (your own options stay)."""
+    """Take out what `plugin load` put in: the status formats, the key bindings and the
+    options still at their defaults (a value you set stays). With --stop, the daemon too
+    (its pipes, options and hooks): tmux is as it was."""
     try:
-        unload(Tmux(server))
-        if stop_daemon:
-            stop(DaemonFiles.for_server(server))
+        gone = unload(Tmux(server))
+        pid = stop(DaemonFiles.for_server(server)) if stop_daemon else None
+    except NoServerError:
+        raise no_server(server) from None
     except (TmuxError, LifecycleError) as exc:
         raise click.ClickException(str(exc)) from None
+    click.echo(f"taken out: {', '.join(gone)}" if gone else "nothing of the plugin was loaded")
+    if pid is not None:
+        click.echo(f"daemon stopped (pid {pid})")
+    elif not stop_daemon and running_pid(DaemonFiles.for_server(server)) is not None:
+        click.echo("the daemon still runs (osf-tmux stop, or plugin unload --stop)")
 
 
-COMMANDS = (next_cmd, doctor_cmd, plugin_group)
+COMMANDS = (next_cmd, menu_cmd, list_cmd, doctor_cmd, plugin_group)

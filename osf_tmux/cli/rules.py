@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
+from osf_tmux.judge.classify import RuleTrace, Verdict
 from osf_tmux.judge.classify import explain as explain_snapshot
 from osf_tmux.judge.corpus import Capture
 from osf_tmux.judge.manifest import (
@@ -21,6 +22,7 @@ from osf_tmux.judge.manifest import (
 from osf_tmux.judge.replay import parse_size, replay, snapshots_at
 from osf_tmux.judge.ruleset import RuleSet, UnknownAgentError, load_rules
 from osf_tmux.paths import user_rules_dir
+from osf_tmux.vt.snapshot import Snapshot
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,7 +41,11 @@ def _read_capture(path: str) -> bytes:
         raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def _size_and_agent(path: str, size: str | None, agent: str | None) -> tuple[int, int, Manifest]:
+def _size_and_agent(
+    path: str, size: str | None, agent: str | None, need_agent: bool = True
+) -> tuple[int, int, Manifest | None]:
+    """The pane size and the agent's rules for a capture: from the options, else from the
+    capture's labels, name and folder. Without an agent (and `need_agent` false): no rules."""
     capture = Capture(Path(path), _labels_beside(Path(path)))
     try:
         guessed_size = capture.size()
@@ -57,7 +63,9 @@ def _size_and_agent(path: str, size: str | None, agent: str | None) -> tuple[int
         raise click.UsageError("give --size COLSxROWS (the capture's name does not say)")
     name = agent or guessed_agent
     if name is None:
-        raise click.UsageError("give --agent NAME (the capture's folder does not say)")
+        if need_agent:
+            raise click.UsageError("give --agent NAME (the capture's folder does not say)")
+        return cols, rows, None
     try:
         manifest = _ruleset().get(name)
     except UnknownAgentError as exc:
@@ -94,9 +102,11 @@ def _offsets(spec: str | None, total: int) -> list[int]:
 
 
 def _capture_options(func: F) -> F:
-    func = click.option("--agent", metavar="NAME", help="Agent whose rules apply (claude, ...).")(
-        func
-    )
+    func = click.option(
+        "--agent",
+        metavar="NAME",
+        help="Agent whose rules apply: claude, codex, ... (any case; claude-code, ... too).",
+    )(func)
     return click.option(
         "--size",
         metavar="COLSxROWS",
@@ -115,8 +125,9 @@ def replay_cmd(
     """The state a pane would show after the first OFFSET bytes of CAPTURE.
 
     CAPTURE is raw bytes an agent wrote into a pane (e.g. recorded with `pipe-pane -O`)."""
+    data = _read_capture(capture)  # a missing file is the first thing to hear about
     cols, rows, manifest = _size_and_agent(capture, size, agent)
-    data = _read_capture(capture)
+    assert manifest is not None
     for point in replay(data, cols, rows, manifest, _offsets(at, len(data))):
         v = point.verdict
         if as_json:
@@ -130,63 +141,69 @@ def replay_cmd(
 
 
 @click.command("explain")
-@click.option(
-    "--file",
-    "capture",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="Raw byte capture to replay.",
-)
+@click.argument("capture", type=click.Path(dir_okay=False))
 @_capture_options
-@click.option("--at", "at", type=int, metavar="OFFSET", help="Byte offset (default: the end).")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--at", "at", metavar="OFFSET,...", help="Byte offsets to show (default: the end).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per offset and line.")
 def explain_cmd(
-    capture: str, size: str | None, agent: str | None, at: int | None, as_json: bool
+    capture: str, size: str | None, agent: str | None, at: str | None, as_json: bool
 ) -> None:
-    """Show the screen as osf-tmux sees it and which rule decided, and why earlier ones did not."""
-    cols, rows, manifest = _size_and_agent(capture, size, agent)
+    """Show the screen as osf-tmux sees it after the first OFFSET bytes of CAPTURE, which rule
+    decided, and why the rules before it did not.
+
+    Without an agent (given, or told by the capture's folder) the screen is shown unjudged."""
     data = _read_capture(capture)
-    (offset,) = _offsets(None if at is None else str(at), len(data))
-    ((_, snap),) = snapshots_at(data, cols, rows, [offset])
-    verdict, traces = explain_snapshot(snap, manifest)
-    if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "offset": offset,
-                    "agent": manifest.agent,
-                    "size": [cols, rows],
-                    "rows": list(snap.rows),
-                    "cursor": list(snap.cursor),
-                    "title": snap.title,
-                    "alt_screen": snap.alt_screen,
-                    "state": verdict.state,
-                    "rule": verdict.rule,
-                    "trace": [
-                        {
-                            "rule": t.rule.id,
-                            "state": t.rule.state,
-                            "matched": t.matched,
-                            "reason": t.reason,
-                        }
-                        for t in traces
-                    ],
-                },
-                ensure_ascii=False,
-            )
-        )
-        return
-    width = len(str(rows - 1))
-    click.echo(f"offset {offset} of {len(data)}  size {cols}x{rows}  agent {manifest.agent}")
-    click.echo(f"title {snap.title!r}  cursor {snap.cursor}  alt_screen {snap.alt_screen}")
-    click.echo("+" + "-" * cols)
-    for i, row in enumerate(snap.rows):
-        click.echo(f"{i:>{width}}|{row}")
-    click.echo("+" + "-" * cols)
-    for t in traces:
-        mark = "=>" if t.matched else "  "
-        click.echo(f"{mark} {t.rule.id} [{t.rule.state}]: {t.reason}")
-    click.echo(f"state: {verdict.state} (rule: {verdict.rule or 'none matched, default'})")
+    cols, rows, manifest = _size_and_agent(capture, size, agent, need_agent=False)
+    offsets = _offsets(at, len(data))
+    for n, (offset, snap) in enumerate(snapshots_at(data, cols, rows, offsets)):
+        verdict, traces = explain_snapshot(snap, manifest) if manifest else (None, [])
+        if as_json:
+            click.echo(json.dumps(_explained(offset, cols, rows, snap, manifest, verdict, traces),
+                                  ensure_ascii=False))  # fmt: skip
+            continue
+        if n:
+            click.echo()
+        name = manifest.agent if manifest else "none"
+        click.echo(f"offset {offset} of {len(data)}  size {cols}x{rows}  agent {name}")
+        click.echo(f"title {snap.title!r}  cursor {snap.cursor}  alt_screen {snap.alt_screen}")
+        width = len(str(rows - 1))
+        click.echo("+" + "-" * cols)
+        for i, row in enumerate(snap.rows):
+            click.echo(f"{i:>{width}}|{row}")
+        click.echo("+" + "-" * cols)
+        for t in traces:
+            mark = "=>" if t.matched else "  "
+            click.echo(f"{mark} {t.rule.id} [{t.rule.state}]: {t.reason}")
+        if verdict is None:
+            click.echo("state: not judged (no agent: give --agent NAME to apply its rules)")
+        else:
+            click.echo(f"state: {verdict.state} (rule: {verdict.rule or 'none matched, default'})")
+
+
+def _explained(
+    offset: int,
+    cols: int,
+    rows: int,
+    snap: Snapshot,
+    manifest: Manifest | None,
+    verdict: Verdict | None,
+    traces: list[RuleTrace],
+) -> dict[str, Any]:
+    return {
+        "offset": offset,
+        "agent": manifest.agent if manifest else None,
+        "size": [cols, rows],
+        "rows": list(snap.rows),
+        "cursor": list(snap.cursor),
+        "title": snap.title,
+        "alt_screen": snap.alt_screen,
+        "state": verdict.state if verdict else None,
+        "rule": verdict.rule if verdict else None,
+        "trace": [
+            {"rule": t.rule.id, "state": t.rule.state, "matched": t.matched, "reason": t.reason}
+            for t in traces
+        ],
+    }
 
 
 @click.group("rules")
@@ -227,3 +244,6 @@ def rules_list() -> None:
     for name, m in sorted(rules.manifests.items()):
         origin = "user" if name in rules.overridden else "shipped"
         click.echo(f"{name}\t{m.name}\t{len(m.rules)} rules\t{origin}: {m.source}")
+
+
+COMMANDS = (replay_cmd, explain_cmd, rules_group)

@@ -32,11 +32,14 @@ def manifest_for(
             log.warning("%s: @osf-agent %r is not a known agent", info.pane_id, info.agent_override)
     if info.dead:
         return None
-    for argv in commands(info.pid):
+    foreground = commands(info.pid)
+    for argv in foreground:
         found = rules.for_process(argv)
         if found is not None:
             return found
-    if info.current_command:
+    # tmux's command name is a bare name: for a process a manifest disowns (Cline's hub
+    # daemon runs the agent's own binary) it would bring that agent back.
+    if info.current_command and not any(rules.disowned(argv) for argv in foreground):
         found = rules.for_process([info.current_command])
         if found is not None:
             return found

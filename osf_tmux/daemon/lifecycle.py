@@ -5,8 +5,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import logging
-import logging.handlers
 import os
 import signal
 import subprocess
@@ -15,10 +13,20 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
 
-from osf_tmux.paths import runtime_dir, state_dir
+from osf_tmux.paths import (
+    UnsafeDirectoryError,
+    open_private,
+    private_dir,
+    runtime_dir,
+    state_dir,
+)
 from osf_tmux.tmux import ServerSpec
+
+# What a key press imports is most of what it costs (cli/keys.py): `typing` only for mypy.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 
 class LifecycleError(RuntimeError):
@@ -47,11 +55,16 @@ class DaemonFiles:
     def log(self) -> Path:
         return self.state / "daemon.log"
 
+    @property
+    def revives(self) -> Path:
+        """When the watchdog last restarted a daemon that died (epoch seconds, one a line)."""
+        return self.state / "revives"
+
 
 def running_pid(files: DaemonFiles) -> int | None:
     """The pid of the daemon holding the lock, or None when no daemon runs."""
     try:
-        fd = os.open(files.lock, os.O_RDONLY)
+        fd = open_private(files.lock, os.O_RDONLY)
     except FileNotFoundError:
         return None
     try:
@@ -69,8 +82,8 @@ def running_pid(files: DaemonFiles) -> int | None:
 def acquire_lock(files: DaemonFiles) -> int | None:
     """Take the daemon lock for this process; None if another daemon holds it. The fd stays
     open for the daemon's life (the kernel drops the lock when the process dies, even by -9)."""
-    files.state.mkdir(parents=True, exist_ok=True)
-    fd = os.open(files.lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    private_dir(files.state)
+    fd = open_private(files.lock, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -97,8 +110,14 @@ def start(server: ServerSpec, files: DaemonFiles, wait: float = 10.0) -> tuple[i
     pid = running_pid(files)
     if pid is not None:
         return pid, True
-    files.state.mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, "-m", "osf_tmux", *server.args(), "daemon"]
+    try:
+        private_dirs(files)
+    except UnsafeDirectoryError as exc:
+        raise LifecycleError(str(exc)) from None
+    # Asked for by a person (or a plugin load): the watchdog's count of restarts begins anew.
+    with contextlib.suppress(FileNotFoundError):
+        files.revives.unlink()
+    argv = [sys.executable, "-m", "osf_tmux", *server.args(), "daemon", "--watchdog"]
     with open(os.devnull, "rb") as devnull_in, open(os.devnull, "wb") as devnull_out:
         child = subprocess.Popen(
             argv,
@@ -138,17 +157,94 @@ def stop(files: DaemonFiles, wait: float = 10.0) -> int | None:
     raise LifecycleError(f"daemon {pid} did not stop within {wait:.0f}s")
 
 
+def private_dirs(files: DaemonFiles) -> None:
+    """Both directories private (0700, ours), or UnsafeDirectoryError saying why not."""
+    private_dir(files.state)
+    private_dir(files.runtime)
+
+
 def setup_logging(files: DaemonFiles, also: TextIO | None = None, debug: bool = False) -> None:
-    files.state.mkdir(parents=True, exist_ok=True)
+    import logging.handlers  # here: `next` and `menu` read the status file and log nothing
+
+    class PrivateLog(logging.handlers.RotatingFileHandler):
+        """The log holds prompt excerpts: 0600, and never written through a symlink."""
+
+        def _open(self) -> Any:
+            fd = open_private(Path(self.baseFilename), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+            os.fchmod(fd, 0o600)  # a log made by an older version may be 0644
+            return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
+
+    private_dir(files.state)
     root = logging.getLogger("osf_tmux")
     root.setLevel(logging.DEBUG if debug else logging.INFO)
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    handler: logging.Handler = logging.handlers.RotatingFileHandler(
-        files.log, maxBytes=1_000_000, backupCount=1
-    )
+    handler: logging.Handler = PrivateLog(files.log, maxBytes=1_000_000, backupCount=1)
     handler.setFormatter(fmt)
     root.addHandler(handler)
     if also is not None:
         stream = logging.StreamHandler(also)
         stream.setFormatter(fmt)
         root.addHandler(stream)
+
+
+# ---- the watchdog ------------------------------------------------------------------------
+#
+# A daemon can die without cleaning up (kill -9, the OOM killer, a bug). A tiny shell, the
+# daemon's child, waits on a pipe from it: a daemon that stops properly writes `stopped` first;
+# end-of-file without it means the daemon died, and the shell starts `osf-tmux daemon
+# --revived` in its place, which takes over what the dead one left (its pipes, published states,
+# hooks) or, after too many deaths in a row, clears it all and says so on the status line.
+
+_WATCHDOG = 'read -r said; [ "$said" = stopped ] && exit 0; exec "$@"'
+REVIVE_LIMIT = 3  # restarts ...
+REVIVE_WINDOW = 600.0  # ... within this many seconds; one more death and it stays down
+
+
+def spawn_watchdog(server: ServerSpec) -> int:
+    """Start the watchdog for this process (the daemon); returns the pipe's writing end, which
+    the daemon keeps open for its life and hands to `release_watchdog` when it stops."""
+    read_fd, write_fd = os.pipe()
+    revive = [sys.executable, "-m", "osf_tmux", *server.args(), "daemon", "--watchdog", "--revived"]
+    with open(os.devnull, "wb") as devnull:
+        subprocess.Popen(
+            ["/bin/sh", "-c", _WATCHDOG, "osf-tmux-watchdog", *revive],
+            stdin=read_fd,
+            stdout=devnull,
+            stderr=devnull,
+            close_fds=True,
+        )
+    os.close(read_fd)
+    return write_fd
+
+
+def release_watchdog(write_fd: int) -> None:
+    """The daemon stops properly: the watchdog ends without starting anything."""
+    with contextlib.suppress(OSError):
+        os.write(write_fd, b"stopped\n")
+    with contextlib.suppress(OSError):
+        os.close(write_fd)
+
+
+def may_revive(files: DaemonFiles, now: float) -> bool:
+    """Whether a daemon that died may be restarted once more (it is noted if so): not after
+    REVIVE_LIMIT restarts within REVIVE_WINDOW seconds, so a daemon that keeps crashing does not
+    keep the machine busy."""
+    try:
+        times = [float(t) for t in files.revives.read_text().split()]
+    except (OSError, ValueError):
+        times = []
+    recent = [t for t in times if 0 <= now - t < REVIVE_WINDOW]
+    if len(recent) >= REVIVE_LIMIT:
+        return False
+    files.state.mkdir(parents=True, exist_ok=True)
+    files.revives.write_text("".join(f"{t:.3f}\n" for t in [*recent, now]))
+    return True
+
+
+def died(files: DaemonFiles) -> dict[str, Any] | None:
+    """The status a daemon left when it died without stopping (its file says running, but
+    nobody holds the lock), else None."""
+    if running_pid(files) is not None:
+        return None
+    status = read_status(files)
+    return status if status and status.get("running") else None

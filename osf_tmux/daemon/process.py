@@ -1,15 +1,22 @@
 """Which program holds a pane's terminal: the foreground process group of its tty.
 
 `tcgetpgrp()` on a pane's tty fails for anyone but tmux, so Linux reads `tpgid` from
-/proc/<pane_pid>/stat (tens of microseconds), and macOS asks `ps`."""
+/proc/<pane_pid>/stat (tens of microseconds). Without /proc (macOS, the BSDs) one `ps -A` lists
+every process with its parent, group and terminal group; it is shared by all panes of a sweep
+(kept half a second), and walked the same way as /proc."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from osf_tmux.clock import Clock, SystemClock
+
 PROC = Path("/proc")
+PS_TTL = 0.5  # seconds a `ps -A` listing serves every pane that asks
 
 
 def foreground_pgid(pane_pid: int, proc: Path = PROC) -> int | None:
@@ -17,8 +24,9 @@ def foreground_pgid(pane_pid: int, proc: Path = PROC) -> int | None:
     if pane_pid <= 0:
         return None
     if proc.is_dir():
-        try:
-            stat = (proc / str(pane_pid) / "stat").read_text()
+        try:  # str paths and open(): pathlib costs more than the read (the sweep asks per pane)
+            with open(f"{proc}/{pane_pid}/stat", encoding="utf-8", errors="replace") as f:
+                stat = f.read()
         except OSError:
             return None
         # comm (field 2) may contain spaces and parentheses: parse after the last ')'.
@@ -28,7 +36,23 @@ def foreground_pgid(pane_pid: int, proc: Path = PROC) -> int | None:
         except (IndexError, ValueError):
             return None
         return tpgid if tpgid > 0 else None
-    return _ps_tpgid(pane_pid)
+    return PS.table().tpgid(pane_pid)
+
+
+def foreground_signature(pane_pid: int, proc: Path = PROC) -> tuple[int | None, str]:
+    """What changes when the pane's foreground changes: its group, and the children of the
+    group's leader (a wrapper such as `sh -c 'claude'` starts the agent as a child). Two small
+    reads, where reading the whole tree costs several per process."""
+    pgid = foreground_pgid(pane_pid, proc)
+    if pgid is None:
+        return None, ""
+    if proc.is_dir():
+        try:
+            with open(f"{proc}/{pgid}/task/{pgid}/children", encoding="ascii") as f:
+                return pgid, f.read()
+        except (OSError, ValueError):
+            return pgid, ""
+    return pgid, " ".join(str(c) for c in PS.table().children(pgid))
 
 
 def process_argv(pid: int, proc: Path = PROC) -> list[str]:
@@ -45,7 +69,7 @@ def process_argv(pid: int, proc: Path = PROC) -> list[str]:
             return [(proc / str(pid) / "comm").read_text().strip()]
         except OSError:
             return []
-    return _ps_args(pid)
+    return PS.table().argv(pid)
 
 
 def foreground_commands(pane_pid: int, proc: Path = PROC, limit: int = 16) -> list[list[str]]:
@@ -53,7 +77,25 @@ def foreground_commands(pane_pid: int, proc: Path = PROC, limit: int = 16) -> li
 
     A wrapper that runs the agent without job control (`sh -c 'claude ...'`, npx, a launcher
     script) leads the group itself; the agent is one of its children."""
-    pgid = foreground_pgid(pane_pid, proc)
+    if proc.is_dir():
+        return _walk(
+            foreground_pgid(pane_pid, proc),
+            lambda pid: _pgrp(pid, proc),
+            lambda pid: _children(pid, proc),
+            lambda pid: process_argv(pid, proc),
+            limit,
+        )
+    table = PS.table()
+    return _walk(table.tpgid(pane_pid), table.pgrp, table.children, table.argv, limit)
+
+
+def _walk(
+    pgid: int | None,
+    pgrp: Callable[[int], int | None],
+    children: Callable[[int], list[int]],
+    argv_of: Callable[[int], list[str]],
+    limit: int,
+) -> list[list[str]]:
     if pgid is None:
         return []
     out: list[list[str]] = []
@@ -64,12 +106,12 @@ def foreground_commands(pane_pid: int, proc: Path = PROC, limit: int = 16) -> li
         if pid in seen:
             continue
         seen.add(pid)
-        if pid != pgid and _pgrp(pid, proc) != pgid:
+        if pid != pgid and pgrp(pid) != pgid:
             continue  # a background job of the shell: not what the terminal shows
-        argv = process_argv(pid, proc)
+        argv = argv_of(pid)
         if argv:
             out.append(argv)
-        queue.extend(_children(pid, proc))
+        queue.extend(children(pid))
     return out
 
 
@@ -90,23 +132,94 @@ def _children(pid: int, proc: Path) -> list[int]:
     return [int(c) for c in text.split() if c.isdigit()]
 
 
-def _ps(pid: int, field: str) -> str:
+# ---- without /proc: one `ps -A` -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PsEntry:
+    pid: int
+    ppid: int
+    pgid: int
+    tpgid: int
+    argv: tuple[str, ...]
+
+
+@dataclass
+class ProcessTable:
+    """Every process as `ps -A -o pid=,ppid=,pgid=,tpgid=,command=` lists it. `ps` gives a
+    command line as one string, so arguments are split at spaces (an argument that holds a
+    space is split too: names of programs are what identifying an agent needs)."""
+
+    entries: dict[int, PsEntry] = field(default_factory=dict)
+    _kids: dict[int, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, text: str) -> ProcessTable:
+        table = cls()
+        for line in text.splitlines():
+            parts = line.split(None, 4)
+            if len(parts) < 4 or not all(_is_int(p) for p in parts[:4]):
+                continue
+            pid, ppid, pgid, tpgid = (int(p) for p in parts[:4])
+            argv = tuple(parts[4].split()) if len(parts) > 4 else ()
+            table.entries[pid] = PsEntry(pid, ppid, pgid, tpgid, argv)
+            table._kids.setdefault(ppid, []).append(pid)
+        for kids in table._kids.values():
+            kids.sort()
+        return table
+
+    def tpgid(self, pid: int) -> int | None:
+        entry = self.entries.get(pid)
+        return entry.tpgid if entry is not None and entry.tpgid > 0 else None
+
+    def pgrp(self, pid: int) -> int | None:
+        entry = self.entries.get(pid)
+        return entry.pgid if entry is not None else None
+
+    def children(self, pid: int) -> list[int]:
+        return list(self._kids.get(pid, ()))
+
+    def argv(self, pid: int) -> list[str]:
+        entry = self.entries.get(pid)
+        return list(entry.argv) if entry is not None else []
+
+
+def _is_int(text: str) -> bool:
+    return text.lstrip("-").isdigit()
+
+
+class PsCache:
+    """One `ps -A` serves every question asked within PS_TTL seconds (a sweep asks once per
+    pane; `ps` takes milliseconds)."""
+
+    def __init__(self, clock: Clock | None = None, ttl: float = PS_TTL) -> None:
+        self.clock = clock or SystemClock()
+        self.ttl = ttl
+        self._table: ProcessTable | None = None
+        self._at = float("-inf")
+
+    def table(self) -> ProcessTable:
+        now = self.clock.now()
+        if self._table is None or now - self._at >= self.ttl:
+            self._table = ProcessTable.parse(_ps_all())
+            self._at = now
+        return self._table
+
+
+def _ps_all() -> str:
     if sys.platform == "win32":  # pragma: no cover - tmux does not run there
         return ""
     try:
         out = subprocess.run(
-            ["ps", "-o", f"{field}=", "-p", str(pid)], capture_output=True, text=True, timeout=2
+            ["ps", "-A", "-o", "pid=,ppid=,pgid=,tpgid=,command="],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            errors="replace",
         )
     except (OSError, subprocess.TimeoutExpired):
         return ""
-    return out.stdout.strip()
+    return out.stdout
 
 
-def _ps_tpgid(pid: int) -> int | None:
-    text = _ps(pid, "tpgid")
-    return int(text) if text.isdigit() and int(text) > 0 else None
-
-
-def _ps_args(pid: int) -> list[str]:
-    text = _ps(pid, "command")
-    return text.split() if text else []
+PS = PsCache()

@@ -2,7 +2,10 @@
 
 The daemon keeps a writer open on each FIFO itself so that the read side never sees end-of-file
 while tmux's `cat` comes and goes; whether tmux's pipe is still open is read from `#{pane_pipe}`.
-When the daemon dies, `cat` gets SIGPIPE on its next write and tmux closes the pipe."""
+When the daemon dies, `cat` fails on its next write and exits, and tmux closes the pipe when it
+next writes to it. `cat` says why it ended in a file beside the FIFO: an error there means its
+reader (a daemon) went away, so the next daemon knows the pipe for its own and takes it back;
+none means tmux closed it (the pane closed, or someone put their own `pipe-pane` in its place)."""
 
 from __future__ import annotations
 
@@ -16,7 +19,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from osf_tmux.tmux import SEP, Tmux
+from osf_tmux.paths import UnsafeDirectoryError, open_private, private_dir
+from osf_tmux.tmux import SEP, Tmux, quote
 
 READ_SIZE = 1 << 16
 PIPE_SIZE = 1 << 20  # Linux's default cap for unprivileged users (pipe-max-size)
@@ -42,16 +46,18 @@ class PanePipe:
     def pid_path(self) -> Path:
         return self.path.with_name(self.path.name + ".pid")
 
+    @property
+    def err_path(self) -> Path:
+        """What `cat` wrote to its stderr: a write error once its reader is gone."""
+        return self.path.with_name(self.path.name + ".err")
+
     def writer_gone(self) -> bool:
         """True once the `cat` tmux started for us has exited: tmux closed our pipe, or someone
         replaced it with their own `pipe-pane` (which `#{pane_pipe}` alone cannot tell)."""
         if self.writer_pid is None:
-            try:
-                text = self.pid_path.read_text().strip()
-            except OSError:
+            text = _read_pid_file(self.pid_path)
+            if text is None or not text.isdigit():
                 return False  # not started yet
-            if not text.isdigit():
-                return False
             self.writer_pid = int(text)
         try:
             os.kill(self.writer_pid, 0)
@@ -107,7 +113,7 @@ class PanePipe:
         for fd in (self.read_fd, self.keep_fd):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        for path in (self.path, self.pid_path):
+        for path in (self.path, self.pid_path, self.err_path):
             with contextlib.suppress(OSError):
                 path.unlink()
 
@@ -119,42 +125,113 @@ class PipeFactory:
     directory: Path
 
     def prepare(self) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.chmod(self.directory, 0o700)
+        """The directory private (ours, 0700), or UnsafeDirectoryError: every byte the panes
+        print goes through it."""
+        private_dir(self.directory)
 
     def open(self, pane_id: str) -> PanePipe:
         path = self.directory / _fifo_name(pane_id)
         with contextlib.suppress(FileNotFoundError):
-            if not stat.S_ISFIFO(path.lstat().st_mode):
+            if not _own_fifo(path.lstat()):
                 path.unlink()
         if not path.exists():
             os.mkfifo(path, 0o600)
-        read_fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        keep_fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        # Never through a symlink, and only a FIFO of ours: whoever else holds a pane's FIFO
+        # reads everything the pane prints.
+        read_fd = open_private(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            if not _own_fifo(os.fstat(read_fd)):
+                raise UnsafeDirectoryError(f"{path} is not a FIFO of ours; not reading it")
+            keep_fd = open_private(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            os.close(read_fd)
+            raise
         _widen(read_fd)
         pipe = PanePipe(path, read_fd, keep_fd, stamp_ns=os.fstat(read_fd).st_mtime_ns)
-        with contextlib.suppress(FileNotFoundError):
-            pipe.pid_path.unlink()
+        for stale in (pipe.pid_path, pipe.err_path):
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
         return pipe
 
-    def earlier_reader_alive(self, pane_id: str) -> bool:
-        """Whether the `cat` an earlier daemon attached to this pane still runs (the pane's
-        `@osf_pipe` says ours, but someone may have replaced that pipe since)."""
+    def earlier_pipe(self, pane_id: str) -> str:
+        """What became of the `cat` an earlier daemon attached to this pane (the pane's
+        `@osf_pipe` says ours): `alive`; `orphaned`, it ended on a write error because that
+        daemon was gone (the pipe is ours, and dead); `replaced`, it ended at end-of-file, so
+        tmux closed it for someone's `pipe-pane` (keep theirs); `unknown`, no trace is left."""
         old = PanePipe(self.directory / _fifo_name(pane_id), -1, -1)
-        return old.pid_path.exists() and not old.writer_gone()
+        try:
+            if old.err_path.stat().st_size > 0:
+                return "orphaned"
+        except OSError:
+            pass
+        if _read_pid_file(old.pid_path) is None:
+            return "unknown"
+        return "replaced" if old.writer_gone() else "alive"
 
-    def attach_command(self, pipe: PanePipe, pane_id: str, token: str) -> list[list[str]]:
+    def remove_leftovers(self, keep: set[Path]) -> int:
+        """FIFOs and their files that no open pipe uses (an earlier daemon's, for panes gone
+        since); returns how many were removed."""
+        removed = 0
+        try:
+            entries = list(self.directory.iterdir())
+        except OSError:
+            return 0
+        for entry in entries:
+            base = entry.name.split(".", 1)[0]
+            if not base.startswith("pane-") or entry.with_name(base) in keep:
+                continue
+            with contextlib.suppress(OSError):
+                entry.unlink()
+                removed += 1
+        return removed
+
+    def attach_command(
+        self, pipe: PanePipe, pane_id: str, token: str, take_over: bool = False
+    ) -> list[list[str]]:
         """tmux commands that point the pane's output at the FIFO and mark the pipe as ours.
 
-        `-O` without `-o`: `-o` would toggle, closing a pipe instead of opening one."""
+        `-O` without `-o`: `-o` would toggle, closing a pipe instead of opening one. Unless
+        `take_over` (the pipe there is an earlier daemon's), the pipe is opened only if the
+        pane has none when tmux runs the command: between our listing and this call, someone
+        (tmux-logging started by a hook of a new window, say) may have opened theirs, and
+        `pipe-pane` would replace it."""
         # `exec` keeps the shell's pid for cat, so the pid file names the process that reads.
+        # SIGPIPE ignored: a write to a FIFO nobody reads fails with an error that cat reports
+        # (into the .err file) instead of killing it without a word.
         shell = (
-            f"echo $$ > {shlex.quote(str(pipe.pid_path))}; exec cat > {shlex.quote(str(pipe.path))}"
+            f"trap '' PIPE; echo $$ > {shlex.quote(str(pipe.pid_path))}; "
+            f"exec cat > {shlex.quote(str(pipe.path))} 2> {shlex.quote(str(pipe.err_path))}"
         )
-        return [
+        attach = [
             ["pipe-pane", "-O", "-t", pane_id, shell],
             ["set-option", "-p", "-t", pane_id, "@osf_pipe", token],
         ]
+        if take_over:
+            return attach
+        then = " ; ".join(" ".join(quote(a) for a in command) for command in attach)
+        return [["if-shell", "-F", "-t", pane_id, "#{?pane_pipe,0,1}", then]]
+
+
+def _own_fifo(st: os.stat_result) -> bool:
+    return stat.S_ISFIFO(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def _read_pid_file(path: Path) -> str | None:
+    """The text of a pid file `cat`'s shell wrote, read through no symlink and only from a
+    regular file of ours (a FIFO put in its place would block the daemon); None otherwise."""
+    try:
+        fd = open_private(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+            return None
+        return os.read(fd, 64).decode(errors="replace").strip()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _widen(fd: int) -> None:
@@ -205,20 +282,30 @@ _HEAD_FIELDS = (
 def capture_panes(
     tmux: Tmux, pane_ids: list[str], escapes: bool, alt: frozenset[str] = frozenset()
 ) -> dict[str, PaneCapture]:
-    """Capture many panes in one tmux call (one process start instead of one per pane). For
-    panes in `alt` (in the alternate screen) the main screen behind it is captured too."""
+    """Capture many panes in as few tmux calls as fit (one process start instead of one per
+    pane). For panes in `alt` (in the alternate screen) the main screen behind it is captured
+    too. A pane that could not be captured (it closed meanwhile) is missing from the answer;
+    the others are there. Raises TmuxError only when no call went through."""
     if not pane_ids:
         return {}
     head = _CAPTURE_HEAD + SEP.join(_HEAD_FIELDS)
     esc = ["-e"] if escapes else []
-    commands: list[list[str]] = []
+    groups: list[list[list[str]]] = []
     for pane_id in pane_ids:
-        commands.append(["display-message", "-p", "-t", pane_id, head])
-        commands.append(["capture-pane", "-p", *esc, "-t", pane_id])
+        group = [
+            ["display-message", "-p", "-t", pane_id, head],
+            ["capture-pane", "-p", *esc, "-t", pane_id],
+        ]
         if pane_id in alt:
-            commands.append(["display-message", "-p", "-t", pane_id, _MAIN_HEAD])
-            commands.append(["capture-pane", "-p", "-a", *esc, "-t", pane_id])
-    return parse_captures(tmux.run_many(commands))
+            # -q: a pane that left the alternate screen since the listing gives no lines
+            # instead of failing the call.
+            group.append(["display-message", "-p", "-t", pane_id, _MAIN_HEAD])
+            group.append(["capture-pane", "-p", "-q", "-a", *esc, "-t", pane_id])
+        groups.append(group)
+    result = tmux.run_batched(groups)
+    if result.errors and not result.output:
+        raise result.errors[0]
+    return parse_captures(result.output)
 
 
 def parse_captures(output: str) -> dict[str, PaneCapture]:
@@ -241,7 +328,7 @@ def parse_captures(output: str) -> dict[str, PaneCapture]:
             alt == "1",
             title,
             _fit(lines, rows),
-            None if main is None else _fit(main, rows),
+            None if main is None or alt != "1" else _fit(main, rows),
         )
 
     for line in output.split("\n"):

@@ -196,6 +196,26 @@ def same_verdict(before: Snapshot, after: Snapshot, manifest: Manifest) -> bool:
     return True
 
 
+def matched_lines(snap: Snapshot, manifest: Manifest, rule_id: str | None) -> tuple[str, ...]:
+    """The lines in which the rule `rule_id` found what it looks for, one per `all` and `any`
+    condition ('' for one that found nothing). For a blocked rule these are the prompt's own
+    lines (its question, its choices): two screens with the same lines show the same prompt,
+    whatever else moved on them (a spinner, a clock)."""
+    rule = next((r for r in manifest.rules if r.id == rule_id), None)
+    if rule is None:
+        return ()
+    out = []
+    for cond in (*rule.all, *rule.any):
+        text = cond.region.text(snap)
+        m = cond.pattern.search(text)
+        if m is None:
+            out.append("")
+            continue
+        end = text.find("\n", m.end())
+        out.append(text[text.rfind("\n", 0, m.start()) + 1 : len(text) if end < 0 else end])
+    return tuple(out)
+
+
 def explain(snap: Snapshot, manifest: Manifest) -> tuple[Verdict, list[RuleTrace]]:
     """The verdict plus, for each rule up to the one that fired, why it did or did not."""
     regions = _Regions(snap)

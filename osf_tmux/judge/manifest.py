@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from osf_tmux.judge.answer import Answer as Answer  # re-exported: Manifest.answer is one
+from osf_tmux.judge.answer import parse_answer
+from osf_tmux.judge.backtracking import exponential_risk
 from osf_tmux.judge.regions import Region
+from osf_tmux.paths import shipped_rules_dir as shipped_rules_dir  # re-exported
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -20,9 +24,17 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 STATES = ("blocked", "working", "idle")
-_TOP_KEYS = {"agent", "name", "processes", "process_args", "rule", "description", "answer"}
-_ANSWER_KEYS = {"yes", "no", "option", "note"}
-OPTION_SLOT = "{n}"  # where an [answer] option key takes the option's number
+_TOP_KEYS = {
+    "agent",
+    "name",
+    "aliases",
+    "processes",
+    "process_args",
+    "process_not",
+    "rule",
+    "description",
+    "answer",
+}
 _RULE_KEYS = {"id", "state", "region", "all", "any", "not", "note", "answer"}
 _AGENT_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
@@ -79,23 +91,6 @@ class Rule:
 
 
 @dataclass(frozen=True)
-class Answer:
-    """The keys (tmux `send-keys` names) that answer the agent's blocked prompt."""
-
-    yes: tuple[str, ...]
-    no: tuple[str, ...]
-    option: tuple[str, ...] = ()  # for numbered option n, with OPTION_SLOT replaced by n
-
-    def keys(self, choice: str) -> tuple[str, ...] | None:
-        """The keys for `yes`, `no` or an option number (1-9); None if this agent has none."""
-        if choice in ("yes", "no"):
-            return self.yes if choice == "yes" else self.no
-        if self.option and len(choice) == 1 and choice in "123456789":
-            return tuple(k.replace(OPTION_SLOT, choice) for k in self.option)
-        return None
-
-
-@dataclass(frozen=True)
 class Manifest:
     agent: str
     name: str
@@ -104,6 +99,28 @@ class Manifest:
     rules: tuple[Rule, ...]
     source: str = ""
     answer: Answer | None = None  # None: osf-tmux cannot answer this agent's prompts
+    # A command line with an argument matching one of these is not this agent, whatever its
+    # name (a helper daemon the agent runs from its own binary).
+    process_not: tuple[re.Pattern[str], ...] = ()
+    aliases: tuple[str, ...] = ()  # other names --agent and @osf-agent take (claude-code, ...)
+
+    def without(
+        self, rule_ids: Iterable[str] = (), process_args: Iterable[re.Pattern[str]] = ()
+    ) -> Manifest:
+        """This manifest without some of its rules or process patterns (ones that proved too
+        slow to run)."""
+        drop, args = set(rule_ids), set(process_args)
+        return replace(
+            self,
+            rules=tuple(r for r in self.rules if r.id not in drop),
+            process_args=tuple(p for p in self.process_args if p not in args),
+        )
+
+    def called(self, text: str) -> bool:
+        """Whether `text` names this agent: its id, display name or an alias, in any case,
+        with spaces, hyphens and underscores alike (`Claude`, `claude-code`, `Claude Code`)."""
+        wanted = name_key(text)
+        return any(name_key(n) == wanted for n in (self.agent, self.name, *self.aliases))
 
     def answer_for(self, rule_id: str | None) -> Answer | None:
         """The keys that answer the prompt `rule_id` recognised: the rule's own, else the
@@ -114,11 +131,8 @@ class Manifest:
         return self.answer
 
 
-def shipped_rules_dir() -> Path:
-    """Where the manifests that come with osf-tmux live (inside the wheel, or the checkout)."""
-    here = Path(__file__).resolve().parent.parent  # the osf_tmux package
-    installed = here / "rules"
-    return installed if installed.is_dir() else here.parent / "rules"
+def name_key(text: str) -> str:
+    return "-".join(re.split(r"[\s_-]+", text.strip().casefold()))
 
 
 def load_manifest(path: Path) -> Manifest:
@@ -162,11 +176,17 @@ def parse_manifest(data: Mapping[str, Any], source: str) -> Manifest:
     if not isinstance(display, str):
         problems.add("must be a string", key="name")
         display = agent
+    aliases = _strings(data.get("aliases", []), "aliases", problems)
     processes = _strings(data.get("processes", []), "processes", problems)
     process_args = tuple(
         pattern
         for source_re in _strings(data.get("process_args", []), "process_args", problems)
         if (pattern := _compile(source_re, problems, None, "process_args")) is not None
+    )
+    process_not = tuple(
+        pattern
+        for source_re in _strings(data.get("process_not", []), "process_not", problems)
+        if (pattern := _compile(source_re, problems, None, "process_not")) is not None
     )
 
     raw_rules = data.get("rule", [])
@@ -190,44 +210,33 @@ def parse_manifest(data: Mapping[str, Any], source: str) -> Manifest:
                     rule.id,
                 )
 
-    answer = _parse_answer(data["answer"], problems) if "answer" in data else None
+    answer = None
+    if "answer" in data:
+        answer_problems, answer = parse_answer(data["answer"])
+        for message, key in answer_problems:
+            problems.add(message, key=key)
 
     if problems.items:
         raise ManifestError(problems.items)
-    return Manifest(agent, display, processes, process_args, tuple(rules), source, answer)
+    return Manifest(
+        agent,
+        display,
+        processes,
+        process_args,
+        tuple(rules),
+        source,
+        answer,
+        aliases=aliases,
+        process_not=process_not,
+    )
 
 
 def _parse_answer(raw: Any, problems: _Problems, rule: str | None = None) -> Answer | None:
-    """`[answer]` (or a rule's `answer`): yes = [keys], no = [keys], option = [keys with {n}],
-    note = "..."."""
-    if not isinstance(raw, dict):
-        problems.add("must be a table ([answer])", rule, key="answer")
-        return None
-    before = len(problems.items)
-    for key in sorted(set(raw) - _ANSWER_KEYS):
-        known = ", ".join(sorted(_ANSWER_KEYS))
-        problems.add(f"unknown key (known: {known})", rule, key=f"answer.{key}")
-    keys: dict[str, tuple[str, ...]] = {}
-    for name in ("yes", "no", "option"):
-        value = raw.get(name, [])
-        if name != "option" and name not in raw:
-            problems.add("is required: the keys that give this answer", rule, f"answer.{name}")
-        elif not isinstance(value, list) or not all(
-            isinstance(k, str) and k and not k.isspace() and k == k.strip() for k in value
-        ):
-            problems.add("must be an array of tmux key names (send-keys)", rule, f"answer.{name}")
-        elif name != "option" and not value:
-            problems.add("must name at least one key", rule, f"answer.{name}")
-        else:
-            keys[name] = tuple(value)
-    option = keys.get("option", ())
-    if option and not any(OPTION_SLOT in k for k in option):
-        problems.add(f"must contain {OPTION_SLOT} (the option's number)", rule, "answer.option")
-    if not isinstance(raw.get("note", ""), str):
-        problems.add("must be a string", rule, "answer.note")
-    if len(problems.items) > before:
-        return None
-    return Answer(keys["yes"], keys["no"], option)
+    """`[answer]` (or a rule's own `answer`), its problems added to the manifest's."""
+    found, answer = parse_answer(raw)
+    for message, key in found:
+        problems.add(message, rule, key)
+    return answer
 
 
 def _parse_rule(
@@ -315,10 +324,21 @@ def _compile(
     source: str, problems: _Problems, rule: str | None, key: str
 ) -> re.Pattern[str] | None:
     try:
-        return re.compile(source, re.MULTILINE)
+        pattern = re.compile(source, re.MULTILINE)
     except re.error as exc:
         problems.add(f"bad regex {source!r}: {exc}", rule, key)
         return None
+    risk = exponential_risk(pattern)
+    if risk is not None:
+        problems.add(
+            f"regex {source!r} can take exponential time ({risk}): one screen line could "
+            "keep osf-tmux busy for hours. Write it so that each character can be matched in "
+            "one way only: `(a+)+` as `a+`, `(\\w+\\s?)*` as `(\\w+\\s)*\\w*`",
+            rule,
+            key,
+        )
+        return None
+    return pattern
 
 
 def _strings(raw: Any, key: str, problems: _Problems) -> tuple[str, ...]:

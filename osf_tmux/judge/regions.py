@@ -13,7 +13,7 @@ from osf_tmux.vt.snapshot import Snapshot
 _RULE_ROW = re.compile(r"^[╭╰├┌└]?[─━═╌╍┄┅┈┉▔▁]{8,}[╮╯┤┐┘]?$")
 
 KINDS_WITH_COUNT = ("tail", "bottom", "top")
-KINDS_PLAIN = ("screen", "below_rule", "above_rule", "cursor_row", "title")
+KINDS_PLAIN = ("screen", "below_rule", "above_rule", "between_rules", "cursor_row", "title")
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,8 @@ class Region:
         if self.kind == "cursor_row":
             y = snap.cursor[1]
             return (rows[y],) if 0 <= y < len(rows) else ()
+        if self.kind == "between_rules":
+            return _between_rules(rows)
         last = last_rule_index(rows)
         if self.kind == "below_rule":
             return rows if last is None else rows[last + 1 :]
@@ -84,6 +86,17 @@ def _tail(rows: tuple[str, ...], count: int) -> tuple[str, ...]:
                 break
     out.reverse()
     return tuple(out)
+
+
+def _between_rules(rows: tuple[str, ...]) -> tuple[str, ...]:
+    """The rows between the last two rules: the box an input line (or the dialog that takes its
+    place) is drawn in. With one rule only, the rows above it (the box's top rule has scrolled
+    away under a tall dialog); with none, nothing."""
+    last = last_rule_index(rows)
+    if last is None:
+        return ()
+    before = last_rule_index(rows[:last])
+    return rows[(0 if before is None else before + 1) : last]
 
 
 def is_rule_row(row: str) -> bool:

@@ -33,10 +33,19 @@ class RuleSet:
     overridden: frozenset[str] = field(default_factory=frozenset)
 
     def get(self, agent: str) -> Manifest:
-        try:
-            return self.manifests[agent]
-        except KeyError:
-            raise UnknownAgentError(agent, self.manifests) from None
+        """The manifest `agent` names: its id, or its display name or an alias in any case
+        (`Claude`, `claude-code`); UnknownAgentError lists the ids known."""
+        found = self.manifests.get(agent)
+        if found is None:
+            found = next((m for m in self.manifests.values() if m.called(agent)), None)
+        if found is None:
+            raise UnknownAgentError(agent, self.manifests)
+        return found
+
+    def replacing(self, old: Manifest, new: Manifest) -> RuleSet:
+        """These rules with `new` in place of `old`."""
+        manifests = {a: new if m is old else m for a, m in self.manifests.items()}
+        return RuleSet(manifests, self.problems, self.overridden)
 
     def for_process(self, argv: Iterable[str]) -> Manifest | None:
         """The manifest whose process names or argument patterns fit this command line."""
@@ -45,12 +54,23 @@ class RuleSet:
             return None
         names = {os.path.basename(args[0])}
         for manifest in self.manifests.values():
-            if names & set(manifest.processes):
+            if names & set(manifest.processes) and not _excluded(manifest, args):
                 return manifest
         for manifest in self.manifests.values():
-            if any(p.search(a) for p in manifest.process_args for a in args):
+            matched = any(p.search(a) for p in manifest.process_args for a in args)
+            if matched and not _excluded(manifest, args):
                 return manifest
         return None
+
+    def disowned(self, argv: Iterable[str]) -> bool:
+        """Whether an agent's manifest disowns this command line (`process_not`: a daemon the
+        agent runs from its own binary). Its bare name must then not bring the agent back."""
+        args = [a for a in argv if a]
+        return any(_excluded(m, args) for m in self.manifests.values())
+
+
+def _excluded(manifest: Manifest, args: list[str]) -> bool:
+    return any(p.search(a) for p in manifest.process_not for a in args)
 
 
 def load_rules(user_dir: Path | None = None, shipped_dir: Path | None = None) -> RuleSet:

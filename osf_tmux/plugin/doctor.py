@@ -12,15 +12,26 @@ import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from osf_tmux.agents import hooks as agent_settings
 from osf_tmux.agents.integration import agent_module
-from osf_tmux.daemon import tmux_hooks
+from osf_tmux.daemon import leftovers, tmux_hooks
 from osf_tmux.daemon.lifecycle import DaemonFiles, read_status, running_pid
+from osf_tmux.paths import OWN_LEVELS, dir_problem
 from osf_tmux.plugin import options as po
-from osf_tmux.plugin.load import STATUS_FRAGMENT, WINDOW_FRAGMENT, plugin_log, prefix_bindings
-from osf_tmux.tmux import Tmux, TmuxError
+from osf_tmux.plugin.invoke import install_log, plugin_log
+from osf_tmux.plugin.load import (
+    STATUS_FRAGMENT,
+    TMUX_RIGHT_LENGTH,
+    WINDOW_FRAGMENT,
+    prefix_bindings,
+    read_formats,
+    right_width,
+    too_short,
+)
+from osf_tmux.tmux import NoServerError, Tmux, TmuxError
 
 MIN_TMUX = (3, 2)
 LEVELS = ("ok", "info", "warn", "fail")
@@ -37,6 +48,11 @@ class Check:
 def tmux_version(tmux: Tmux) -> list[Check]:
     try:
         version = tmux.run("display-message", "-p", "#{version}").strip()
+    except NoServerError:
+        found = tmux_binary_version()
+        where = tmux.server.describe()
+        return [Check("tmux", "fail", f"no tmux server running for {where} ({found})",
+                      "start tmux, or name the server: osf-tmux -L NAME doctor")]  # fmt: skip
     except TmuxError as exc:
         found = tmux_binary_version()
         return [Check("tmux", "fail", f"no tmux server answers ({found}): {exc}", "start tmux")]
@@ -46,9 +62,34 @@ def tmux_version(tmux: Tmux) -> list[Check]:
     return [Check("tmux", "ok", f"tmux {version}, {tmux.server.describe()}")]
 
 
-def daemon(files: DaemonFiles, status: Mapping[str, Any] | None, now: float) -> list[Check]:
+def daemon(
+    files: DaemonFiles, status: Mapping[str, Any] | None, now: float, down: str = ""
+) -> list[Check]:
+    """`down`: what the watchdog left in `@osf_daemon_down` when it gave up restarting."""
     pid = running_pid(files)
     if pid is None:
+        if status and status.get("running"):
+            ago = now - float(status.get("updated", 0) or 0)
+            return [
+                Check(
+                    "daemon",
+                    "fail",
+                    f"died without stopping (pid {status.get('pid')}, last heard of "
+                    f"{ago:.0f} s ago): the states and hooks it left may be stale",
+                    f"start it again: osf-tmux start (or clear what it left: osf-tmux stop); "
+                    f"why it died may be in {files.log}",
+                )
+            ]
+        if down or (status and status.get("gave_up")):
+            return [
+                Check(
+                    "daemon",
+                    "fail",
+                    "died again and again, so the watchdog stopped restarting it "
+                    "(it cleared what the daemon left in tmux)",
+                    f"see {files.log}; then: osf-tmux start",
+                )
+            ]
         return [
             Check(
                 "daemon",
@@ -73,6 +114,44 @@ def daemon(files: DaemonFiles, status: Mapping[str, Any] | None, now: float) -> 
     return checks
 
 
+def private_dirs(files: DaemonFiles, uid: int | None = None) -> list[Check]:
+    """The runtime directory (FIFOs: every byte the panes print) and the state directory (log
+    and status: prompt excerpts) must be the user's own, 0700."""
+    checks = []
+    for what, leaf in (("runtime dir", files.runtime), ("state dir", files.state)):
+        chain = [leaf.parent, leaf][-OWN_LEVELS:]
+        problems = [p for d in chain if (p := dir_problem(d, uid)) is not None]
+        if problems:
+            checks.append(
+                Check(
+                    what,
+                    "fail",
+                    f"{problems[0]}: unsafe, another user could read pane output through it; "
+                    "the daemon refuses to start",
+                    f"remove it (rm -r {chain[0]}), or set "
+                    f"{'XDG_RUNTIME_DIR' if leaf == files.runtime else 'XDG_STATE_HOME'} "
+                    "to a directory only you can reach",
+                )
+            )
+            continue
+        loose = [d for d in chain if d.is_dir() and d.stat().st_mode & 0o077]
+        if loose:
+            checks.append(
+                Check(
+                    what,
+                    "warn",
+                    f"{loose[0]} is yours but open to others "
+                    f"(mode {loose[0].stat().st_mode & 0o777:o})",
+                    "the daemon makes it 0700 when it starts; or now: chmod 700 " + str(loose[0]),
+                )
+            )
+        elif leaf.is_dir():
+            checks.append(Check(what, "ok", f"{leaf}: yours, private"))
+        else:
+            checks.append(Check(what, "ok", f"{leaf}: not made yet (the daemon makes it 0700)"))
+    return checks
+
+
 def pipes(status: Mapping[str, Any] | None) -> list[Check]:
     panes = (status or {}).get("panes", [])
     foreign = [p for p in panes if p.get("pipe") == "foreign"]
@@ -84,7 +163,8 @@ def pipes(status: Mapping[str, Any] | None) -> list[Check]:
                 "pipes",
                 "warn",
                 f"{p.get('address')} ({p.get('pane')}) keeps someone else's pipe-pane "
-                "(tmux-logging?): watched with capture-pane, so its state lags",
+                "(tmux-logging?): an agent there is watched by capturing its screen (10 times a "
+                "second while it works or waits), which costs more CPU than its own pipe",
                 "stop that pane's logging (pipe-pane without a command) to let osf-tmux stream it",
             )
         )
@@ -96,7 +176,17 @@ def hooks(tmux: Tmux, files: DaemonFiles, running: bool) -> list[Check]:
         listing = tmux.run("show-hooks", "-g")
     except TmuxError as exc:
         return [Check("tmux hooks", "warn", f"cannot list hooks: {exc}")]
-    found = tmux_hooks.ours(listing, str(files.runtime))
+    found = tmux_hooks.ours(listing)
+    if found and not running:
+        return [
+            Check(
+                "tmux hooks",
+                "warn",
+                f"{len(found)} hooks of a daemon that is gone are still set (harmless: they "
+                "signal a tmux wait channel, no process)",
+                "they go when the daemon starts (osf-tmux start) or with osf-tmux stop",
+            )
+        ]
     if found:
         return [Check("tmux hooks", "ok", f"{len(found)} hooks wake the daemon on pane changes")]
     if not running:
@@ -134,19 +224,16 @@ def agent_hooks(env: Mapping[str, str]) -> list[Check]:
     ]
 
 
-def notifications(tmux: Tmux) -> list[Check]:
-    from osf_tmux.plugin.notify import read_config
-    from osf_tmux.plugin.notify_backends import DesktopBackend
+BUS_FIX = (
+    "from a terminal of your desktop session run "
+    'tmux set-environment -g DBUS_SESSION_BUS_ADDRESS "$DBUS_SESSION_BUS_ADDRESS" (the daemon '
+    "takes it at the next notification, no restart); to have every attach bring it, add "
+    "set -ga update-environment DBUS_SESSION_BUS_ADDRESS to tmux.conf"
+)
 
-    config = read_config(tmux)
-    states = ", ".join(sorted(config.states)) or "nothing (all notify options off)"
-    desktop = DesktopBackend(lambda pane: None, timeout=2.0)
-    try:
-        if config.desktop and desktop.is_available():
-            return [Check("notifications", "ok", f"desktop notifications on {states}")]
-    finally:
-        desktop.close()
-    ways = [
+
+def _ways(config: Any) -> list[str]:
+    return [
         w
         for w, on in (
             ("tmux messages", config.message),
@@ -155,6 +242,123 @@ def notifications(tmux: Tmux) -> list[Check]:
         )
         if on
     ]
+
+
+def _when(at: Any, now: float) -> str:
+    if not isinstance(at, int | float):
+        return "never"
+    clock = time.strftime("%H:%M:%S", time.localtime(at))
+    return f"{clock} ({max(0, round(now - at))}s ago)"
+
+
+def notifications(
+    tmux: Tmux,
+    status: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    now: float | None = None,
+) -> list[Check]:
+    """The path the daemon itself uses (from its status.json), not what this shell would get:
+    the daemon may have another bus, or none. Without a daemon, a probe from here, said so."""
+    from osf_tmux.plugin.notify import read_config
+
+    env = os.environ if env is None else env
+    now = time.time() if now is None else now
+    config = read_config(tmux)
+    notify = (status or {}).get("notify") if (status or {}).get("running") else None
+    if not isinstance(notify, Mapping):
+        return _probe_here(config)
+    states = ", ".join(sorted(config.states)) or "nothing (all notify options off)"
+    backends = notify.get("backends") or {}
+    desktop = backends.get("desktop") or {}
+    bus, bus_from = desktop.get("bus") or "", desktop.get("bus_from") or "nowhere"
+    mine = env.get("DBUS_SESSION_BUS_ADDRESS", "")
+    checks = []
+    path = notify.get("path")
+    ways = _ways(config)
+    if path == "desktop":
+        checks.append(
+            Check(
+                "notifications",
+                "ok",
+                f"the daemon notifies on {states} through the desktop (bus {bus} from "
+                f"{bus_from}); last delivered {_when(desktop.get('last_ok'), now)}",
+            )
+        )
+    elif not config.desktop:
+        level = "info" if ways else "warn"
+        checks.append(
+            Check(
+                "notifications",
+                level,
+                f"desktop notifications are off; the daemon uses {', '.join(ways) or 'nothing'}",
+                "set -g @osf-notify-message on",
+            )
+        )
+    else:
+        reason = desktop.get("reason") or desktop.get("last_error") or "unknown"
+        lines = [
+            f"the daemon notifies on {states} through {', '.join(ways) or 'nothing'}, not "
+            f"the desktop: {reason}",
+            f"its session bus: {bus or 'none'} (from {bus_from})",
+        ]
+        if desktop.get("last_ok"):
+            lines.append(f"the desktop last worked {_when(desktop.get('last_ok'), now)}")
+        if desktop.get("last_error_at"):
+            lines.append(
+                f"last failure {_when(desktop.get('last_error_at'), now)}: "
+                f"{desktop.get('last_error')}"
+            )
+        if mine and mine != bus:
+            lines.append(f"this shell's bus is {mine}: the daemon does not use it")
+        # A desktop that worked, or a bus in this shell, says a desktop is there to reach.
+        level = "warn" if (desktop.get("last_ok") or mine or not ways) else "info"
+        checks.append(Check("notifications", level, "\n".join(lines), BUS_FIX))
+    checks += _command_check(config, notify, now)
+    return checks
+
+
+def _command_check(config: Any, notify: Mapping[str, Any], now: float) -> list[Check]:
+    if not config.command:
+        return []
+    info = notify.get("command") or {}
+    last, failure = info.get("last"), info.get("last_failure")
+    head = f"@osf-notify-command {config.command!r}"
+    if not last:
+        return [Check("notify command", "info", f"{head}: not run yet")]
+    if failure and failure.get("at") == last.get("at"):
+        tail = f"; stderr: {failure.get('stderr')}" if failure.get("stderr") else ""
+        return [
+            Check(
+                "notify command",
+                "warn",
+                f"{head} failed {_when(failure.get('at'), now)} for {failure.get('address')}: "
+                f"{failure.get('error')}{tail} ({info.get('failures')} of {info.get('runs')} "
+                "runs failed)",
+                "run it by hand with the OSF_* variables set; see the daemon's log",
+            )
+        ]
+    return [
+        Check(
+            "notify command",
+            "ok",
+            f"{head} ran {info.get('runs')} times, last {_when(last.get('at'), now)} "
+            f"({info.get('failures')} failed)",
+        )
+    ]
+
+
+def _probe_here(config: Any) -> list[Check]:
+    from osf_tmux.plugin.notify_desktop import DesktopBackend
+
+    states = ", ".join(sorted(config.states)) or "nothing (all notify options off)"
+    here = "checked from this shell, since no daemon runs to say what it uses"
+    desktop = DesktopBackend(lambda pane: None, timeout=2.0)
+    try:
+        if config.desktop and desktop.is_available():
+            return [Check("notifications", "ok", f"desktop notifications on {states} ({here})")]
+    finally:
+        desktop.close()
+    ways = _ways(config)
     why = desktop.reason if config.desktop else "desktop notifications are off"
     if not ways:
         return [
@@ -169,9 +373,8 @@ def notifications(tmux: Tmux) -> list[Check]:
         Check(
             "notifications",
             "info",
-            f"{why}; on {states} osf-tmux uses {', '.join(ways)}",
-            "desktop pop-ups need a session bus (DBUS_SESSION_BUS_ADDRESS) and a "
-            "notification daemon; over ssh, a terminal that shows OSC 9 or 777",
+            f"{why}; on {states} osf-tmux uses {', '.join(ways)} ({here})",
+            "desktop pop-ups need a session bus and a notification daemon: " + BUS_FIX,
         )
     ]
 
@@ -241,45 +444,102 @@ def plugin(tmux: Tmux) -> list[Check]:
         )
     elif WINDOW_FRAGMENT not in formats and po.is_on(values.get("@osf-window-placement", "on")):
         checks.append(Check("plugin", "info", "windows are not marked (window format rewritten)"))
+    checks += _right_length(tmux)
     return checks
 
 
-def plugin_log_check(env: Mapping[str, str]) -> list[Check]:
-    path = plugin_log(env)
+def _right_length(tmux: Tmux) -> list[Check]:
+    """Room in status-right for the counts, when they are placed there."""
+    try:
+        formats = read_formats(tmux)
+        if STATUS_FRAGMENT not in formats["status-right"]:
+            return []
+        length = int(formats["status-right-length"] or TMUX_RIGHT_LENGTH)
+        needed = right_width(tmux, formats["status-right"]) + po.STATUS_WIDTH
+    except (TmuxError, ValueError):
+        return []
+    if length >= needed:
+        return []
+    return [Check("plugin", "warn", too_short(length, needed),
+                  f"set -g status-right-length {needed}")]  # fmt: skip
+
+
+_EVENT = re.compile(r"^(?P<when>\S+ \S+) (?P<event>\w[\w-]*): (?P<detail>.*)$")
+_INSTALLING = re.compile(r"bootstrap: installing osf-tmux into (?P<venv>\S+)")
+
+
+def _events(path: Path) -> tuple[list[str], list[re.Match[str]]] | None:
     try:
         lines = path.read_text(errors="replace").splitlines()
     except OSError:
-        return [Check("plugin log", "info", f"none yet ({path})")]
-    events = [line for line in lines if re.match(r"^\S+ \S+ \w[\w-]*: ", line)]
-    last = events[-1] if events else ""
-    if " failed: " in last or "bootstrap-failed" in last:
-        tail = "\n".join(lines[-8:])
-        return [
-            Check(
-                "plugin log",
-                "fail",
-                f"the last plugin load failed:\n{tail}",
-                f"see {path}; install by hand: pipx install osf-tmux (then reload tmux.conf)",
-            )
-        ]
-    return [Check("plugin log", "ok", f"{last or 'empty'} ({path})")]
+        return None
+    return lines, [m for line in lines if (m := _EVENT.match(line))]
+
+
+def plugin_log_check(files: DaemonFiles, env: Mapping[str, str]) -> list[Check]:
+    """This server's last plugin load (its own log, beside the daemon's files), and the
+    plugin's first-load install when that failed after this server's last good load."""
+    path = plugin_log(files.state)
+    found = _events(path)
+    loads = [m for m in (found[1] if found else []) if m["event"] == "load"]
+    last = loads[-1] if loads else None
+    checks: list[Check] = []
+    if last is None:
+        checks.append(Check("plugin log", "info", f"no plugin load for this server yet ({path})"))
+    elif last["detail"].startswith("failed"):
+        checks.append(Check("plugin log", "fail", f"the last plugin load failed: {last['detail']}",
+                            f"see {path}; then reload your tmux.conf"))  # fmt: skip
+    else:
+        checks.append(Check("plugin log", "ok", f"{last.group(0)} ({path})"))
+    ok_since = last["when"] if last is not None and last["detail"].startswith("ok") else ""
+    failure = _install_failure(install_log(env), ok_since)
+    return checks + ([failure] if failure else [])
+
+
+def _install_failure(install: Path, loaded_ok_at: str) -> Check | None:
+    """The plugin's first-load install, if its last attempt failed and no load of this server
+    went well after it (an osf-tmux installed by hand since then makes it old news)."""
+    found = _events(install)
+    if found is None:
+        return None
+    lines, events = found
+    boots = [m for m in events if m["event"] == "bootstrap"]
+    if not boots or not boots[-1]["detail"].startswith("failed"):
+        return None
+    if loaded_ok_at > boots[-1]["when"]:
+        return None
+    venv = next((m["venv"] for x in lines if (m := _INSTALLING.search(x))), "")
+    plugin_dir = str(Path(venv).parent) if venv else "the plugin directory"
+    tail = "\n".join(lines[-8:])
+    return Check(
+        "plugin install",
+        "fail",
+        f"the plugin could not install osf-tmux:\n{tail}",
+        f"see {install}; install it yourself: pipx install {plugin_dir} (or python3 -m pip "
+        f"install --user {plugin_dir}), then reload your tmux.conf",
+    )
 
 
 def run_all(tmux: Tmux, files: DaemonFiles, env: Mapping[str, str] | None = None) -> list[Check]:
     env = os.environ if env is None else env
     checks = tmux_version(tmux)
     if checks[0].level == "fail":
-        return checks + rules() + agent_hooks(env) + plugin_log_check(env)
+        return checks + rules() + agent_hooks(env) + plugin_log_check(files, env)
     status = read_status(files)
     running = running_pid(files) is not None
-    checks += daemon(files, status, time.time())
+    checks += private_dirs(files)
+    try:
+        down = tmux.run("show-options", "-gqv", leftovers.DOWN).strip()
+    except TmuxError:
+        down = ""
+    checks += daemon(files, status, time.time(), down)
     if running:
         checks += pipes(status)
     checks += hooks(tmux, files, running)
     checks += plugin(tmux)
-    checks += plugin_log_check(env)
+    checks += plugin_log_check(files, env)
     checks += agent_hooks(env)
-    checks += notifications(tmux)
+    checks += notifications(tmux, status if running else None, env)
     checks += rules()
     return checks
 

@@ -6,11 +6,16 @@ daemon's status file only orders them: longest waiting first."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from osf_tmux.tmux import SEP, Tmux
+from osf_tmux.tmux import SEP, Tmux, TmuxError
+
+# What a key press imports is most of what it costs (cli/keys.py): `typing` only for mypy.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The states worth a jump, most urgent first.
 WAITING = ("blocked", "done")
@@ -55,23 +60,73 @@ def since_times(status: Mapping[str, Any] | None) -> dict[str, float]:
 def waiting_panes(
     tmux: Tmux, client: str | None, since: Mapping[str, float]
 ) -> tuple[list[Waiting], str | None]:
-    """The waiting panes and the pane `client` shows now, in one tmux call."""
+    """The waiting panes and the pane `client` shows now, in one tmux call.
+
+    The client's pane comes from `list-clients`, which says what each client shows. Not from
+    `display-message -c CLIENT`: that reads the pane of whoever runs it, from $TMUX_PANE, and a
+    run-shell job inherits the one the server was started from (a server started inside tmux),
+    so repeated presses would never move on."""
     fmt = SEP.join(("#{pane_id}", "#{session_name}:#{window_index}.#{pane_index}", "#{@osf_state}"))
-    current = ["display-message", "-p"]
-    if client:
-        current += ["-c", client]
-    out = tmux.run_many(
-        [["list-panes", "-a", "-F", _PANE_HEAD + fmt], [*current, _CURRENT_HEAD + "#{pane_id}"]]
-    )
+    out = tmux.run_many([["list-panes", "-a", "-F", _PANE_HEAD + fmt], shown_by(client, ())])
     panes, now = [], None
     for line in out.splitlines():
-        if line.startswith(_CURRENT_HEAD):
-            now = line[len(_CURRENT_HEAD) :] or None
+        if (seen := client_line(line, client)) is not None:
+            now = seen[0] or None
         elif line.startswith(_PANE_HEAD):
             pane_id, address, state = line[len(_PANE_HEAD) :].split(SEP)
             if state in WAITING:
                 panes.append(Waiting(pane_id, address, state, since.get(pane_id, float("inf"))))
     return panes, now
+
+
+def go_next(tmux: Tmux, status: Mapping[str, Any] | None, running: bool, client: str | None) -> str:
+    """Move `client` (default: the current one) to the next waiting pane, or say that none
+    waits; the message it was shown. Two tmux calls: one to look, one to move and say so."""
+    panes, current = waiting_panes(tmux, client, since_times(status))
+    target = pick(panes, current)
+    if target is None:
+        note = "" if running else " (the daemon is not running: osf-tmux doctor)"
+        message = f"osf-tmux: no agent is waiting{note}"
+        say(tmux, client, message, [])
+        return message
+    rank = [w.pane_id for w in order(panes)].index(target.pane_id) + 1
+    message = f"osf-tmux: {target.address} {target.state} ({rank} of {len(panes)})"
+    say(tmux, client, message, jump_commands(target.pane_id, client))
+    return message
+
+
+def say(tmux: Tmux, client: str | None, message: str, before: list[list[str]]) -> None:
+    """Run `before`, then show `message` on the client, in one tmux call. Without a client
+    named and none current (a terminal outside tmux), the message alone is left out."""
+    shown = ["display-message", *(["-c", client] if client else []), message.replace("#", "##")]
+    if client:
+        tmux.run_many([*before, shown])
+        return
+    if before:
+        tmux.run_many(before)
+    with contextlib.suppress(TmuxError):
+        tmux.run(*shown)
+
+
+def shown_by(client: str | None, fields: Sequence[str]) -> list[str]:
+    """The tmux command that prints the pane `client` shows (and `fields` of it; parse its
+    line with `client_line`). A named client is found in list-clients, which takes each
+    client's own pane: display-message -c takes the pane of $TMUX_PANE when run from inside
+    tmux (a pane of this server or, with -L/-S, of another one). Without a name: the current
+    client, as display-message sees it."""
+    fmt = SEP.join(("#{client_name}", "#{pane_id}", *fields))
+    if client:
+        return ["list-clients", "-F", _CURRENT_HEAD + fmt]
+    return ["display-message", "-p", _CURRENT_HEAD + fmt]
+
+
+def client_line(line: str, client: str | None) -> list[str] | None:
+    """The pane id and fields from a line `shown_by(client, fields)` printed, if it is
+    `client`'s (any client's line, when none was named)."""
+    if not line.startswith(_CURRENT_HEAD):
+        return None
+    name, *rest = line[len(_CURRENT_HEAD) :].split(SEP)
+    return rest if not client or name == client else None
 
 
 def jump_commands(pane_id: str, client: str | None) -> list[list[str]]:

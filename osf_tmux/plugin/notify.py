@@ -1,9 +1,12 @@
 """Notifications when an agent starts waiting: what to say, when to stay quiet, whom to tell.
 
-The daemon calls `Notifier.on_transition` from its loop; that only decides and queues, so a
-slow desktop service can never stall the judging of panes. A worker thread delivers through
-the first backend that works: the desktop (when a notification service answers), else tmux
-itself (display-message, the bell, OSC 9/777 to the clients' terminals), else nothing, quietly.
+The daemon calls `Notifier.on_transition` from its loop; that only queues, so neither a slow
+desktop service, nor a tmux query, nor the user's command can stall the judging of panes. A
+worker thread decides (cooldown, whether someone looks at the pane) and delivers through the
+first backend that works: the desktop (when a notification service answers), else tmux itself
+(display-message, the bell, OSC 9/777 to the clients' terminals), else nothing, quietly; then
+the user's own command, if any. What worked and what failed is kept for status.json, where
+`doctor` reads it.
 
 Configuration comes from the plugin's tmux options, read at start and again after a plugin
 (re)load touches the stamp file. Time comes from the daemon's injected clock."""
@@ -13,18 +16,17 @@ from __future__ import annotations
 import contextlib
 import logging
 import queue
-import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from osf_tmux.clock import Clock, SystemClock
-from osf_tmux.judge.regions import is_rule_row
+from osf_tmux.judge.question import ask_excerpt, clean
 from osf_tmux.plugin import options as po
-from osf_tmux.tmux import Tmux, TmuxError
-from osf_tmux.vt.snapshot import Snapshot
+from osf_tmux.plugin.notify_cooldown import CooldownBook
+from osf_tmux.tmux import PaneInfo, Tmux, TmuxError
 
 if TYPE_CHECKING:
     from osf_tmux.daemon.loop import Transition
@@ -42,6 +44,8 @@ class NotifyConfig:
     message: bool = True
     bell: bool = True
     osc: bool = True
+    command: str = ""
+    command_timeout: float = 10.0
 
     @classmethod
     def from_values(cls, values: Mapping[str, str]) -> NotifyConfig:
@@ -59,6 +63,8 @@ class NotifyConfig:
             message=flag("@osf-notify-message"),
             bell=flag("@osf-notify-bell"),
             osc=flag("@osf-notify-osc"),
+            command=values.get("@osf-notify-command", "").strip(),
+            command_timeout=po.seconds(values.get("@osf-notify-command-timeout", ""), 10.0),
         )
 
 
@@ -70,36 +76,7 @@ def read_config(tmux: Tmux) -> NotifyConfig:
         return NotifyConfig()
 
 
-# ---- what to say ---------------------------------------------------------------------------
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-# A numbered menu option, whatever pointer glyph precedes it: `❯ 1. Yes`, `  2) No`.
-_MENU_ROW = re.compile(r"^\W*\d{1,2}[.)]\s")
-_BOX_SIDES = " \t│┃║|"
-LIVE_ROWS = 20  # a dialog lives at the bottom: the question is looked for this far up
-
-
-def clean(text: str, limit: int) -> str:
-    """One line of plain text: control characters (escapes included) out, runs of blanks
-    collapsed, cut to `limit` characters with an ellipsis."""
-    text = " ".join(_CONTROL.sub(" ", text).split())
-    return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
-
-
-def ask_excerpt(snap: Snapshot | None) -> tuple[str, str]:
-    """(question, detail) from a blocked screen, without knowing the agent: the lowest row
-    with a `?` that is not a menu option, and the nearest content row above it (the command
-    or file it asks about). Either may be ''."""
-    if snap is None:
-        return "", ""
-    rows = [r.strip(_BOX_SIDES) for r in snap.rows]
-    content = [r for r in rows if r and not is_rule_row(r)][-LIVE_ROWS:]
-    asked = [i for i, r in enumerate(content) if "?" in r and not _MENU_ROW.match(r)]
-    if not asked:
-        return "", ""
-    q = asked[-1]
-    detail = next((r for r in reversed(content[:q]) if not _MENU_ROW.match(r)), "")
-    return clean(content[q], 160), clean(detail, 160)
+# ---- what to say (the question itself: osf_tmux/judge/question.py) -------------------------
 
 
 @dataclass(frozen=True)
@@ -111,6 +88,13 @@ class Notice:
     state: str
     question: str = ""
     detail: str = ""
+    session_id: str = ""
+    since: float = 0.0  # wall-clock seconds: when the pane entered `state`
+
+    @property
+    def prompt(self) -> str:
+        """What the pane asks, as far as the screen tells: a new one is worth a new notice."""
+        return f"{self.question}\n{self.detail}"
 
     @property
     def title(self) -> str:
@@ -136,6 +120,8 @@ def notice_for(t: Transition) -> Notice:
         state=t.after.state or "",
         question=question,
         detail=detail,
+        session_id=t.pane.session_id,
+        since=t.after.since,
     )
 
 
@@ -145,9 +131,22 @@ def notice_for(t: Transition) -> Notice:
 class Backend(Protocol):
     name: str
 
-    def is_available(self) -> bool: ...
+    def is_available(self, notice: Notice | None = None) -> bool:
+        """Whether it can work now (for `notice`, when given: the desktop follows the bus
+        address of the notice's tmux session)."""
+        ...
 
-    def send(self, notice: Notice) -> None: ...
+    def send(self, notice: Notice) -> None:
+        """Deliver, or raise: the notifier then tries the next backend."""
+        ...
+
+
+class Hook(Protocol):
+    """Something run for each notification besides the chain (the user's command)."""
+
+    def run(self, notice: Notice, config: NotifyConfig) -> None: ...
+
+    def status(self) -> dict[str, Any]: ...
 
 
 class NullBackend:
@@ -155,15 +154,61 @@ class NullBackend:
 
     name = "none"
 
-    def is_available(self) -> bool:
+    def is_available(self, notice: Notice | None = None) -> bool:
         return True
 
     def send(self, notice: Notice) -> None:
         log.debug("no way to notify about %s", notice.address)
 
 
+class Health:
+    """What the notification path really did, for status.json (written by the daemon's
+    thread while the notifier's thread updates it, hence the lock)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.path: str | None = None  # the way the last notification went (or would go)
+        self.path_since: float | None = None
+        self.backends: dict[str, dict[str, Any]] = {}
+        self.last: dict[str, Any] | None = None
+
+    def went(self, name: str, now: float) -> bool:
+        """The path is now `name`; whether that is a change."""
+        with self._lock:
+            changed = self.path != name
+            if changed:
+                self.path, self.path_since = name, now
+            return changed
+
+    def ok(self, name: str, now: float) -> None:
+        with self._lock:
+            self.backends.setdefault(name, {})["last_ok"] = now
+
+    def failed(self, name: str, error: str, now: float) -> None:
+        with self._lock:
+            b = self.backends.setdefault(name, {})
+            b["last_error"], b["last_error_at"] = error, now
+
+    def delivered(self, name: str, notice: Notice, now: float) -> None:
+        with self._lock:
+            self.last = {"via": name, "at": now, "pane": notice.pane_id, "address": notice.address}
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "path": self.path,
+                "path_since": self.path_since,
+                "backends": {k: dict(v) for k, v in self.backends.items()},
+                "last": dict(self.last) if self.last else None,
+            }
+
+
+def tmux_seen(pane: PaneInfo) -> bool:
+    return pane.seen
+
+
 class Notifier:
-    """Decides which transitions notify and hands them to a delivery thread."""
+    """Decides which transitions notify and delivers them, on a thread of its own."""
 
     def __init__(
         self,
@@ -173,65 +218,124 @@ class Notifier:
         clock: Clock | None = None,
         stamp: Path | None = None,
         inline: bool = False,
+        cooldowns: CooldownBook | None = None,
+        looking: Callable[[PaneInfo], bool] = tmux_seen,
+        hooks: Sequence[Hook] = (),
     ) -> None:
         self.load_config = load_config
         self.make_chain = chain
         self.clock = clock or SystemClock()
         self.stamp = stamp
         self.inline = inline
+        self.cooldowns = cooldowns or CooldownBook()
+        self.looking = looking
+        self.hooks = list(hooks)
+        self.health = Health()
+        self.on_change: Callable[[], None] | None = None  # the daemon: rewrite status.json
         self._stamp_seen = self._stamp_mtime()
         self.config = load_config()
         self.chain = list(chain(self.config))
-        self.last: dict[tuple[str, str], float] = {}
-        self.delivered: list[tuple[str, Notice]] = []  # (backend, notice), for tests and doctor
-        self._queue: queue.Queue[Notice | None] = queue.Queue(maxsize=100)
+        self.delivered: list[tuple[str, Notice]] = []  # (backend, notice), for tests
+        self._queue: queue.Queue[Transition | None] = queue.Queue(maxsize=100)
         self._thread: threading.Thread | None = None
         if not inline:
             self._thread = threading.Thread(target=self._work, name="osf-notify", daemon=True)
             self._thread.start()
 
     def on_transition(self, t: Transition) -> None:
-        self._maybe_reload()
-        state = t.after.state
-        if state is None or state not in self.config.states or t.pane.seen:
+        """From the daemon's loop: hand over what may matter, decide nothing here."""
+        if t.after.state not in ("blocked", "done") and t.before.state != "blocked":
             return
-        key = (t.pane.pane_id, state)
-        now = self.clock.now()
-        if now - self.last.get(key, float("-inf")) < self.config.cooldown:
-            return
-        self.last[key] = now
-        notice = notice_for(t)
         if self.inline:
-            self.deliver(notice)
+            self.handle(t)
             return
         try:
-            self._queue.put_nowait(notice)
+            self._queue.put_nowait(t)
         except queue.Full:
-            log.warning("notifications pile up; dropped one for %s", notice.address)
+            log.warning("notifications pile up; dropped one for %s", t.pane.address)
+
+    def handle(self, t: Transition) -> None:
+        """Decide about one transition and deliver if it notifies."""
+        self._maybe_reload()
+        state, pane = t.after.state, t.pane
+        # Left `blocked` while on a client's screen: answered there, so the next question, even
+        # the same text, is a new one. (A prompt that flickers away unseen is not.)
+        answered = t.before.state == "blocked" and state != "blocked" and pane.seen
+        if answered and self.cooldowns.forget(pane.pane_id, "blocked"):
+            log.debug("%s: prompt answered; its cooldown is reset", pane.pane_id)
+        if state is None or state not in self.config.states:
+            return
+        if pane.seen and self.looking(pane):
+            log.debug("%s: not notified, someone looks at it", pane.pane_id)
+            return
+        notice = notice_for(t)
+        now = self.clock.wall()
+        if not self.cooldowns.due(pane.pane_id, state, notice.prompt, now, self.config.cooldown):
+            log.debug("%s: not notified, cooldown", pane.pane_id)
+            return
+        self.cooldowns.record(pane.pane_id, state, notice.prompt, now, self.config.cooldown)
+        self.deliver(notice)
+        for hook in self.hooks:
+            try:
+                hook.run(notice, self.config)
+            except Exception:  # a hook must never take notifications down
+                log.exception("notification hook failed")
+        self._changed()
 
     def deliver(self, notice: Notice) -> str:
         """Through the first backend that is available and does not fail; its name."""
+        now = self.clock.wall()
+        skipped: list[str] = []
         for backend in self.chain:
             try:
-                if not backend.is_available():
+                if not backend.is_available(notice):
+                    why = getattr(backend, "reason", "")
+                    skipped.append(f"{backend.name}: {why}" if why else backend.name)
                     continue
                 backend.send(notice)
             except Exception as exc:  # a backend must never take notifications down
-                log.debug("%s backend failed: %s", backend.name, exc)
+                error = str(exc) or type(exc).__name__
+                self.health.failed(backend.name, error, now)
+                log.warning("%s notification failed: %s; trying the next way", backend.name, error)
+                skipped.append(f"{backend.name} failed: {error}")
                 continue
+            self.health.ok(backend.name, now)
+            self.health.delivered(backend.name, notice, now)
+            if self.health.went(backend.name, now) and backend.name == "desktop":
+                log.info("desktop notifications work (again)")
             self.delivered.append((backend.name, notice))
             del self.delivered[:-20]
-            log.info("notified via %s: %s", backend.name, notice.line())
+            also = f" ({'; '.join(skipped)})" if skipped and backend.name != "none" else ""
+            log.info("notified via %s%s: %s", backend.name, also, notice.line())
             return backend.name
         return "none"
 
     def describe(self) -> str:
-        """Which backend a notification would go through now."""
+        """Which backend a notification would go through now (recorded as the path)."""
+        name = "none"
         for backend in self.chain:
             with contextlib.suppress(Exception):
                 if backend.is_available():
-                    return backend.name
-        return "none"
+                    name = backend.name
+                    break
+        self.health.went(name, self.clock.wall())
+        self._changed()
+        return name
+
+    def status(self) -> dict[str, Any]:
+        """For status.json: the path really used, when each way last worked or failed, and
+        what each backend knows about itself (the desktop: its bus and why it fails)."""
+        data = self.health.snapshot()
+        for backend in self.chain:
+            info = getattr(backend, "info", None)
+            if callable(info):
+                with contextlib.suppress(Exception):
+                    data["backends"].setdefault(backend.name, {}).update(info())
+        for hook in self.hooks:
+            with contextlib.suppress(Exception):
+                data.update(hook.status())
+        data["cooldown"] = self.config.cooldown
+        return data
 
     def close(self, timeout: float = 2.0) -> None:
         if self._thread is not None:
@@ -239,16 +343,24 @@ class Notifier:
                 self._queue.put_nowait(None)
             self._thread.join(timeout)
             self._thread = None
-        for backend in self.chain:
-            closer = getattr(backend, "close", None)
+        for part in [*self.chain, *self.hooks]:
+            closer = getattr(part, "close", None)
             if callable(closer):
                 with contextlib.suppress(Exception):
                     closer()
 
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            with contextlib.suppress(Exception):
+                self.on_change()
+
     def _work(self) -> None:
         log.info("notifications go through: %s", self.describe())
-        while (notice := self._queue.get()) is not None:
-            self.deliver(notice)
+        while (t := self._queue.get()) is not None:
+            try:
+                self.handle(t)
+            except Exception:  # keep the thread: the next notification may well work
+                log.exception("%s: notification failed", t.pane.pane_id)
 
     def _maybe_reload(self) -> None:
         mtime = self._stamp_mtime()

@@ -1,112 +1,28 @@
-"""The ways a notice reaches a person: the desktop, or the terminal through tmux.
+"""The ways a notice reaches a person: the desktop (notify_desktop.py), the terminal through
+tmux, and the user's own command (notify_command.py); who is looking at a pane; and the
+daemon's notifier built from them.
 
 Each backend says whether it can work (`is_available`) and may raise from `send`; the
-Notifier moves on to the next one. Both run on the notifier's thread, never the daemon's."""
+Notifier moves on to the next one. All run on the notifier's thread, never the daemon's."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
-import threading
-from collections.abc import Callable, Coroutine, Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
 
-from osf_tmux.clock import Clock, SystemClock
+from osf_tmux.clock import Clock
 from osf_tmux.plugin.notify import Backend, Notice, Notifier, NotifyConfig, NullBackend, read_config
-from osf_tmux.tmux import SEP, Tmux, TmuxError
+from osf_tmux.plugin.notify_command import CommandRunner
+from osf_tmux.plugin.notify_cooldown import CooldownBook
+from osf_tmux.plugin.notify_desktop import DesktopBackend
+from osf_tmux.tmux import SEP, PaneInfo, Tmux, TmuxError
 
 log = logging.getLogger("osf_tmux.plugin.notify")
-T = TypeVar("T")
-
-
-class DesktopBackend:
-    """desktop-notifier, used only when a notification service answers its capability query.
-
-    Without one (no D-Bus session, a headless box, ssh) `send` would still "succeed" and log a
-    traceback each time, so the probe decides, under a timeout, and is repeated now and then in
-    case a desktop session appears later. Its event loop runs on a thread of its own so that a
-    click on a notification can call back: the click jumps to the pane."""
-
-    name = "desktop"
-
-    def __init__(
-        self,
-        on_click: Callable[[str], None],
-        clock: Clock | None = None,
-        timeout: float = 2.0,
-        reprobe: float = 300.0,
-    ) -> None:
-        self.on_click = on_click
-        self.clock = clock or SystemClock()
-        self.timeout = timeout
-        self.reprobe = reprobe
-        self.reason = "not probed yet"
-        self._available: bool | None = None
-        self._probed_at = float("-inf")
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._notifier: Any = None
-
-    def is_available(self) -> bool:
-        now = self.clock.now()
-        stale = now - self._probed_at > self.reprobe
-        if self._available is None or (not self._available and stale):
-            self._probed_at = now
-            self._available = self._probe()
-        return self._available
-
-    def _probe(self) -> bool:
-        try:
-            from desktop_notifier import DesktopNotifier
-        except ImportError as exc:
-            self.reason = f"desktop-notifier is not installed ({exc})"
-            return False
-        # It logs a warning with a traceback for every failed send; our own log says enough.
-        logging.getLogger("desktop_notifier").setLevel(logging.CRITICAL + 1)
-        try:
-            loop = self._ensure_loop()
-            self._notifier = self._run(loop, _construct(DesktopNotifier))
-            self._run(loop, self._notifier.get_capabilities())
-        except Exception as exc:
-            self.reason = f"no notification service answers ({type(exc).__name__}: {exc})"
-            return False
-        self.reason = "a notification service answers"
-        return True
-
-    def send(self, notice: Notice) -> None:
-        loop = self._ensure_loop()
-        pane = notice.pane_id
-        self._run(
-            loop,
-            self._notifier.send(
-                title=notice.title,
-                message=notice.body or notice.address,
-                on_clicked=lambda: self.on_click(pane),
-            ),
-        )
-
-    def close(self) -> None:
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._loop = None
-
-    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
-        if self._loop is None:
-            loop = asyncio.new_event_loop()
-            threading.Thread(target=loop.run_forever, name="osf-desktop", daemon=True).start()
-            self._loop = loop
-        return self._loop
-
-    def _run(self, loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, loop).result(self.timeout)
-
-
-async def _construct(cls: Any) -> Any:
-    # Built inside the loop: its D-Bus connection belongs to that loop.
-    return cls(app_name="osf-tmux")
 
 
 @dataclass(frozen=True)
@@ -150,7 +66,7 @@ class TerminalBackend:
         self.config = config
         self.write = write
 
-    def is_available(self) -> bool:
+    def is_available(self, notice: Notice | None = None) -> bool:
         c = self.config
         return c.message or c.bell or c.osc
 
@@ -183,12 +99,53 @@ class TerminalBackend:
                         self.write(cl.tty, data)
 
 
+# ---- who is looking ------------------------------------------------------------------------
+
+FOCUS_MIN_TMUX = (3, 3)  # the `focused` client flag; what 3.3a reports was checked by tests
+
+
+def looked_at(tmux: Tmux, pane: PaneInfo) -> bool:
+    """Whether a person looks at `pane`: it is on the screen of a client attached to its
+    session, and, where the terminal reports focus (`focus-events on`), that client's
+    terminal has the focus. Without focus events tmux cannot tell a terminal in the
+    background from one in front, so a pane on screen counts as looked at."""
+    if not pane.seen:
+        return False
+    head = "OSFFOCUS" + SEP
+    fmt = SEP.join(("OSFCLIENT", "#{session_id}", "#{client_flags}"))
+    try:
+        out = tmux.run_many(
+            [
+                ["display-message", "-p", head + "#{focus-events}" + SEP + "#{version}"],
+                ["list-clients", "-F", fmt],
+            ]
+        )
+    except TmuxError as exc:
+        log.debug("cannot tell who looks at %s (%s): taking it as looked at", pane.pane_id, exc)
+        return True
+    focus_events, version = False, (0, 0)
+    clients: list[set[str]] = []
+    for line in out.splitlines():
+        parts = line.split(SEP)
+        if parts[0] == "OSFFOCUS" and len(parts) == 3:
+            focus_events = parts[1] in ("1", "on")
+            m = re.match(r"(?:next-)?(\d+)\.(\d+)", parts[2])
+            version = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+        elif parts[0] == "OSFCLIENT" and len(parts) == 3 and parts[1] == pane.session_id:
+            clients.append(set(parts[2].split(",")))
+    trust_focus = focus_events and version >= FOCUS_MIN_TMUX
+    return any("focused" in flags or not trust_focus for flags in clients)
+
+
+# ---- the daemon's notifier ------------------------------------------------------------------
+
+
 def default_chain(
     tmux: Tmux, on_click: Callable[[str], None], clock: Clock | None = None
 ) -> Callable[[NotifyConfig], Sequence[Backend]]:
     """The chain for a config: the desktop (one instance for the daemon's life), then tmux,
     then nothing. A reload builds a new chain around the same desktop backend."""
-    desktop = DesktopBackend(on_click, clock)
+    desktop = DesktopBackend(on_click, clock, tmux=tmux)
 
     def chain(config: NotifyConfig) -> list[Backend]:
         out: list[Backend] = [desktop] if config.desktop else []
@@ -197,9 +154,10 @@ def default_chain(
     return chain
 
 
-def start_notifier(tmux: Tmux, stamp: Path) -> Notifier:
+def start_notifier(tmux: Tmux, stamp: Path, state: Path | None = None) -> Notifier:
     """The daemon's notifier: options read now and after each plugin (re)load, which touches
-    `stamp`; a click on a desktop notification shows the pane on the client used last."""
+    `stamp`; cooldowns kept in `state`; a click on a desktop notification shows the pane on
+    the client used last."""
     from osf_tmux.plugin.jump import focus
 
     own = Tmux(tmux.server)  # its own instance: it runs on the notifier's threads
@@ -208,4 +166,11 @@ def start_notifier(tmux: Tmux, stamp: Path) -> Notifier:
         with contextlib.suppress(TmuxError):
             focus(own, pane_id)
 
-    return Notifier(lambda: read_config(own), default_chain(own, on_click), stamp=stamp)
+    return Notifier(
+        lambda: read_config(own),
+        default_chain(own, on_click),
+        stamp=stamp,
+        cooldowns=CooldownBook(state / "notify-cooldowns.json" if state else None),
+        looking=lambda pane: looked_at(own, pane),
+        hooks=[CommandRunner()],
+    )

@@ -22,23 +22,34 @@ class Option:
 
 
 # The formats read only options: nothing forks per status redraw. Commas inside a `#{?...}`
-# branch would split it, so styles use spaces (`fg=red bold`).
+# branch would split it, so styles use spaces (`fg=red bold`); a style option's own commas are
+# safe, since it is expanded after the branch is chosen. Each count is a badge with colours of
+# its own (text and background), so it reads on tmux's green bar and on any theme's alike.
 STATUS_FORMAT = (
+    # set only while no daemon runs after one died (the watchdog gave up restarting it)
+    "#{?@osf_daemon_down,#[#{@osf-style-blocked}] osf-tmux: #{@osf_daemon_down} #[default] ,}"
     "#{?#{e|>:#{@osf_blocked_count},0},"
-    "#[fg=#{@osf-color-blocked} bold]#{@osf-icon-blocked} #{@osf_blocked_count} blocked"
-    "#[default] ,}"
+    "#[#{@osf-style-blocked}] #{@osf-icon-blocked} #{@osf_blocked_count} blocked #[default] ,}"
     "#{?#{e|>:#{@osf_done_count},0},"
-    "#[fg=#{@osf-color-done}]#{@osf-icon-done} #{@osf_done_count} done#[default] ,}"
+    "#[#{@osf-style-done}] #{@osf-icon-done} #{@osf_done_count} done #[default] ,}"
 )
 WINDOW_FORMAT = (
     "#{?#{==:#{@osf_window_state},blocked},"
-    "#[fg=#{@osf-color-blocked} bold]#{@osf-icon-blocked}#[default],"
-    "#{?#{==:#{@osf_window_state},done},#[fg=#{@osf-color-done}]#{@osf-icon-done}#[default],}}"
+    "#[#{@osf-style-blocked}]#{@osf-icon-blocked}#[default],"
+    "#{?#{==:#{@osf_window_state},done},#[#{@osf-style-done}]#{@osf-icon-done}#[default],}}"
 )
+# The widest the status format gets (two-digit counts): what status-right-length must allow
+# beyond what status-right shows without it.
+STATUS_WIDTH = len(" ● 99 blocked   ✔ 99 done  ")
 
 OPTIONS: tuple[Option, ...] = (
     Option(
         "@osf-key-next", "A", "prefix key that jumps to the next waiting agent (`none`: no key)"
+    ),
+    Option(
+        "@osf-key-menu",
+        "W",
+        "prefix key that opens the overview of every agent, to jump or answer (`none`: no key)",
     ),
     Option(
         "@osf-key-override",
@@ -67,8 +78,17 @@ OPTIONS: tuple[Option, ...] = (
     Option("@osf-window-format", WINDOW_FORMAT, "the mark of a window holding a waiting agent"),
     Option("@osf-icon-blocked", "●", "icon of blocked agents"),
     Option("@osf-icon-done", "✔", "icon of agents that finished a turn you have not seen"),
-    Option("@osf-color-blocked", "red", "colour of blocked agents"),
-    Option("@osf-color-done", "green", "colour of finished agents"),
+    Option(
+        "@osf-style-blocked",
+        "fg=brightwhite bg=red bold",
+        "tmux style of the blocked badge and window mark (text and background: it reads on "
+        "tmux's green bar and on dark and light themes)",
+    ),
+    Option(
+        "@osf-style-done",
+        "fg=black bg=green",
+        "tmux style of the done badge and window mark",
+    ),
     Option("@osf-notify-blocked", "on", "notify when an agent starts waiting for you", "onoff"),
     Option(
         "@osf-notify-done",
@@ -102,6 +122,18 @@ OPTIONS: tuple[Option, ...] = (
         "on",
         "without a desktop: OSC 9 and OSC 777 to each client's terminal (works over ssh)",
         "onoff",
+    ),
+    Option(
+        "@osf-notify-command",
+        "",
+        "a command of yours run on each notification (`sh -c`); the event is in `OSF_*` "
+        "variables and as JSON on stdin, never in the command's text",
+    ),
+    Option(
+        "@osf-notify-command-timeout",
+        "10",
+        "seconds before the notify command is killed",
+        "seconds",
     ),
     Option("@osf-bin", "", "the osf-tmux program (empty: found or installed by the plugin)"),
 )

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from tools.agentlab import selftest
-from tools.agentlab.agents import AGENTS
+from tools.agentlab.agents import ADAPTERS, AGENTS, NOT_WRITTEN
 from tools.agentlab.base import lab_home
 from tools.agentlab.driver import DriverError, Recorder
 from tools.agentlab.refine import relabel
@@ -42,6 +42,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         version = agent.version() if agent.installed() else "not installed"
         print(f"{name:8s} {version:16s} {where}")
         print("         scenarios: " + " ".join(agent.scenarios()))
+    for name in NOT_WRITTEN:
+        module = ADAPTERS[name].partition(":")[0]
+        print(f"{name:8s} {'no adapter yet':16s} tools/agentlab/{module}.py")
     return 0
 
 
@@ -49,6 +52,8 @@ def cmd_record(args: argparse.Namespace) -> int:
     failures: list[str] = []
     for name in args.agent.split(","):
         agent = AGENTS.get(name)
+        if agent is None and name in NOT_WRITTEN:
+            raise SystemExit(f"{name} has no adapter yet ({ADAPTERS[name]} in tools/agentlab)")
         if agent is None:
             raise SystemExit(f"unknown agent {name!r}; known: {', '.join(AGENTS)}")
         if not agent.installed():
@@ -125,9 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.agentlab", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("install", help="install the agent CLIs under $OSF_AGENTLAB_HOME")
-    p.add_argument("agents", nargs="*", help="claude codex gemini aider (default: all)")
+    p.add_argument(
+        "agents", nargs="*", help="names as in install.sh, or all (default: the first four)"
+    )
     p.set_defaults(func=cmd_install)
-    p = sub.add_parser("selftest", help="check the fake server's four protocols (no agents)")
+    p = sub.add_parser("selftest", help="check the fake server's protocols (no agents)")
     p.set_defaults(func=lambda _args: selftest.run())
     p = sub.add_parser("index", help="list recorded captures: size and labelled states")
     p.add_argument("folders", nargs="*", help="capture folders (default captures/*-lab)")

@@ -1,18 +1,23 @@
 """The pieces every agent adapter provides: where it is installed, how to start it offline
-against the fake server in a throwaway HOME, and its scenarios."""
+against the fake server in a throwaway HOME, its screen's cues, and which scenario shapes it
+plays. See README.md, "Adding an agent"."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Action, Expect, Keys, PickOption, flatten
 from tools.agentlab.dialect import Dialect
-from tools.agentlab.script import Script
+from tools.agentlab.script import Script, Turn
+from tools.agentlab.shapes import Scenario, Shapes, Ui
+
+__all__ = ["BASE_ENV", "AgentSpec", "RunDirs", "Scenario", "lab_home"]
 
 
 def lab_home() -> Path:
@@ -20,21 +25,46 @@ def lab_home() -> Path:
     return Path(os.environ.get("OSF_AGENTLAB_HOME", Path.home() / ".cache" / "osf-agentlab"))
 
 
+def npm_prefix(agent: str) -> Path:
+    """install.sh gives each npm agent but the first three a prefix of its own."""
+    return lab_home() / f"npm-{agent}"
+
+
+def npm_bin(agent: str, command: str) -> Path:
+    """The command npm linked for a package, as a user's install runs it."""
+    return npm_prefix(agent) / "node_modules" / ".bin" / command
+
+
+def venv_bin(agent: str, command: str) -> Path:
+    """A PyPI agent's command in the venv install.sh made for it (`<agent>-venv`)."""
+    return lab_home() / f"{agent}-venv" / "bin" / command
+
+
+def package_version(package_json: Path) -> str:
+    """The `version` of an installed npm package (what its --version says may differ: Grok)."""
+    try:
+        return str(json.loads(package_json.read_text())["version"])
+    except (OSError, ValueError, KeyError):
+        return "unknown"
+
+
+def command_version(
+    argv: list[str], pick: Callable[[list[str]], str] = lambda words: words[0]
+) -> str:
+    """The version an agent prints, run in a throwaway HOME: `pick` chooses it from the words
+    of its standard output."""
+    out = subprocess.run(
+        argv, capture_output=True, text=True, timeout=60, env={**BASE_ENV, "HOME": "/tmp"}
+    )
+    words = out.stdout.split()
+    return pick(words) if words else "unknown"
+
+
 @dataclass(frozen=True)
 class RunDirs:
     root: Path  # throwaway directory of one run
     home: Path  # the agent's HOME: config seeded per scenario, nothing from the real user
     proj: Path  # the agent's working directory
-
-
-@dataclass(frozen=True)
-class Scenario:
-    name: str
-    description: str
-    script: Script
-    actions: list[Action]
-    files: dict[str, str] = field(default_factory=dict)  # created in proj before launch
-    options: dict[str, object] = field(default_factory=dict)  # agent-specific switches
 
 
 BASE_ENV = {
@@ -47,33 +77,69 @@ BASE_ENV = {
 
 
 class AgentSpec:
-    """One agent CLI. Subclasses fill in the details."""
+    """One agent CLI. A subclass names its install (`binary`, `read_version`), how it starts
+    offline (`launch`: config in HOME, argv, environment), its screen (`ui`), the fake server's
+    `dialect` when the defaults do not fit, turns of its own (`turns`), and the scenarios it
+    plays (`build`, mostly shared shapes)."""
 
     name = "agent"
     folder = "agent"  # captures/<folder>-<version>-lab
     # What the fake server must know beyond the protocol: forced tool shapes, and whether a
     # chat request without tools is a side request (the default) or a turn (aider).
     dialect = Dialect()
+    ui: Ui
+    # Turns of this agent's own, searched before the shared stories (a shorter answer, another
+    # command): the first turn whose key the prompt contains answers it.
+    turns: ClassVar[tuple[Turn, ...]] = ()
 
     def binary(self) -> Path:
         raise NotImplementedError
 
-    def version(self) -> str:
+    def read_version(self) -> str:
         raise NotImplementedError
 
-    def prepare(
+    def launch(
         self, dirs: RunDirs, url: str, scenario: Scenario
     ) -> tuple[list[str], dict[str, str]]:
-        """Seed HOME and proj; return the argv and the full environment of the agent."""
+        """Seed the agent's config in dirs.home (API endpoint `url`, dialogs pre-answered unless
+        the scenario's options say otherwise); return its argv and full environment."""
         raise NotImplementedError
 
-    def scenarios(self) -> dict[str, Scenario]:
+    def build(self, shapes: Shapes) -> list[Scenario]:
+        """The scenarios, in the order `record --scenario all` plays them."""
         raise NotImplementedError
+
+    # Provided ---------------------------------------------------------------------------------
+    def version(self) -> str:
+        """Asked once per process: the install does not change while the lab runs."""
+        cached = self.__dict__.get("_version")
+        if cached is None:
+            cached = self.__dict__["_version"] = self.read_version()
+        return str(cached)
 
     def installed(self) -> bool:
         return self.binary().exists()
 
-    # Shared helpers ----------------------------------------------------------------------
+    def script(self) -> Script:
+        return Script([*self.turns, *st.ALL_TURNS])
+
+    def scenarios(self) -> dict[str, Scenario]:
+        return {s.name: s for s in self.build(Shapes(self.script(), self.ui))}
+
+    def prepare(
+        self, dirs: RunDirs, url: str, scenario: Scenario
+    ) -> tuple[list[str], dict[str, str]]:
+        """The project (its files, a git repository: agents behave differently outside one),
+        then the agent's own seeding."""
+        self.write_files(dirs, scenario.files)
+        self.git_init(dirs)
+        return self.launch(dirs, url, scenario)
+
+    @staticmethod
+    def env(dirs: RunDirs, **extra: str) -> dict[str, str]:
+        """The agent's whole environment: the base, its throwaway HOME, and `extra`."""
+        return {**BASE_ENV, "HOME": str(dirs.home), **extra}
+
     @staticmethod
     def write_files(dirs: RunDirs, files: dict[str, str]) -> None:
         for rel, content in files.items():
@@ -98,87 +164,3 @@ class AgentSpec:
             ["git", "commit", "-q", "-m", "initial", "--allow-empty"],
         ):
             subprocess.run(cmd, cwd=dirs.proj, env=env, check=True, capture_output=True)
-
-
-Steps = Action | list[Action]
-
-
-def scenario_maker(script: Script) -> Callable[..., Scenario]:
-    """`sc(name, description, *steps, **options)`: a scenario of this agent's script, played in
-    the shared project."""
-
-    def sc(name: str, desc: str, *steps: Steps, **options: object) -> Scenario:
-        return Scenario(name, desc, script, flatten(steps), st.PROJECT_FILES, dict(options))
-
-    return sc
-
-
-def answer_turns(
-    sc: Callable[..., Scenario],
-    start: Callable[[], Steps],
-    ask: Callable[[str], Steps],
-    done: Callable[..., Steps],
-    thinking: str,
-    long_output: str,
-) -> list[Scenario]:
-    """The scenarios that are one plain turn for every agent (ask, the agent answers, idle):
-    only how each agent starts, is asked and finishes differs, and the words for its UI."""
-    return [
-        sc("long_output", long_output, start(), ask(st.P_LONG), done()),
-        sc("thinking", thinking, start(), ask(st.P_THINK), done()),
-        sc(
-            "ask_back",
-            "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",
-            start(),
-            ask(st.P_ASKBACK),
-            done("turn finished; answer ends with a question"),
-        ),
-    ]
-
-
-def approval_turns(
-    sc: Callable[..., Scenario],
-    start: Callable[[], Steps],
-    ask: Callable[[str], Steps],
-    done: Callable[..., Steps],
-    *,
-    what: str,
-    approved: str,
-    dialog: Expect,
-    first_option: str,
-    working: Expect,
-    back: str,
-) -> list[Scenario]:
-    """A command's approval dialog approved with Enter (its first option), rejected with Esc,
-    and rejected by choosing No: the same three scenarios for every agent whose dialog takes
-    those keys; `what` the dialog is called, `back` where the agent returns."""
-    return [
-        sc(
-            "bash_yes",
-            approved,
-            start(),
-            ask(st.P_BASH),
-            dialog,
-            Keys(("Enter",), first_option),
-            working,
-            done(),
-        ),
-        sc(
-            "bash_esc",
-            f"{what} rejected with Esc",
-            start(),
-            ask(st.P_BASH),
-            dialog,
-            Keys(("Escape",), "reject with Esc"),
-            done(f"rejected with Esc; back at the {back}"),
-        ),
-        sc(
-            "bash_no",
-            f"{what} rejected by choosing No",
-            start(),
-            ask(st.P_BASH),
-            dialog,
-            PickOption(r"No\b", "choose the No option"),
-            done(f"rejected with No; back at the {back}"),
-        ),
-    ]

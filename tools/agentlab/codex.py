@@ -3,23 +3,13 @@ through a custom model provider in CODEX_HOME/config.toml."""
 
 from __future__ import annotations
 
-import functools
-import subprocess
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Action, Cue, Expect, Keys, Type
-from tools.agentlab.base import (
-    BASE_ENV,
-    AgentSpec,
-    RunDirs,
-    Scenario,
-    answer_turns,
-    approval_turns,
-    lab_home,
-    scenario_maker,
-)
-from tools.agentlab.script import Pause, Script, Text, Tool, Turn
+from tools.agentlab.actions import Cue, Expect, Keys
+from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, command_version, lab_home
+from tools.agentlab.script import Pause, Text, Tool, Turn
+from tools.agentlab.shapes import Shapes, Ui
 
 # Working is labelled by the status row above the composer (`• Working (0s • esc to
 # interrupt)`, or a reasoning header with the same hint), as in the reference corpus
@@ -59,7 +49,8 @@ ESCALATE = {
     "justification": "Do you want to remove the build directory?",
 }
 
-CODEX_TURNS = [
+# Codex-specific turns come first: the shared ones would answer the same prompts otherwise.
+CODEX_TURNS = (
     Turn(
         st.P_BASH,
         [
@@ -99,120 +90,22 @@ CODEX_TURNS = [
             [Pause(0.8), Text("Updated app.py and created NOTES.md.", chunk=6, delay=0.06)],
         ],
     ),
-]
-
-
-def _start() -> list[Action]:
-    return [Expect("idle", COMPOSER, "startup finished, composer ready", timeout=60, settle=0.8)]
-
-
-def _ask(prompt: str) -> list[Action]:
-    return [
-        Type(prompt),
-        Keys(("Enter",), "submit prompt"),
-        Expect("working", WORKING, "prompt submitted, agent working"),
-    ]
-
-
-def _done(note: str = "turn finished, back at the composer") -> Expect:
-    return Expect("idle", COMPOSER, note, settle=1.2, server_quiet=True)
-
-
-def _scenarios() -> list[Scenario]:
-    # Codex-specific turns first: the shared ones would answer the same prompts otherwise.
-    script = Script(CODEX_TURNS + st.ALL_TURNS)
-
-    sc = scenario_maker(script)
-
-    return [
-        sc("startup", "launch with the project trusted; composer ready", _start()),
-        sc("text", "a slowly streamed text answer", _start(), _ask(st.P_TEXT), _done()),
-        *approval_turns(
-            sc,
-            _start,
-            _ask,
-            _done,
-            what="command approval",
-            approved="command approval (escalation request) approved",
-            dialog=Expect("blocked", APPROVAL, "command approval prompt", settle=1.5),
-            first_option="1. Yes, proceed",
-            working=Expect("working", WORKING, "approved; command running"),
-            back="composer",
-        ),
-        sc(
-            "interrupt_esc",
-            "long streamed answer interrupted with Esc",
-            _start(),
-            _ask(st.P_ESSAY),
-            Expect("idle", STREAMING, STREAMING_NOTE, settle=1.5),
-            Keys(("Escape",), "interrupt with Esc"),
-            Expect("idle", COMPOSER, "interrupted; back at the composer", settle=1.2),
-        ),
-        sc(
-            "interrupt_ctrlc",
-            "long streamed answer interrupted with Ctrl-C",
-            _start(),
-            _ask(st.P_ESSAY),
-            Expect("idle", STREAMING, STREAMING_NOTE, settle=1.5),
-            Keys(("C-c",), "interrupt with Ctrl-C"),
-            Expect("idle", COMPOSER, "interrupted; back at the composer", settle=1.2),
-        ),
-        sc(
-            "edit_write",
-            "apply_patch approvals (edit, then new file), both approved",
-            _start(),
-            _ask(st.P_EDIT),
-            Expect("blocked", APPROVAL, "edit approval prompt", settle=1.5),
-            Keys(("Enter",), "1. Yes, proceed"),
-            Expect(
-                "idle",
-                PANEL_CLOSED_NO_STATUS,
-                "edit approved; the turn goes on, but 0.171 draws no status row (title spinner"
-                " only) until the next approval: the screen reads idle",
-            ),
-            Expect("blocked", APPROVAL, "new-file approval prompt", settle=1.5),
-            Keys(("Enter",), "1. Yes, proceed"),
-            _done(),
-        ),
-        *answer_turns(
-            sc,
-            _start,
-            _ask,
-            _done,
-            "reasoning summary streamed before the answer",
-            "a long answer that scrolls the transcript",
-        ),
-        sc(
-            "draft",
-            "prompt phrases typed into the composer, never sent (idle)",
-            _start(),
-            Type(st.DRAFT, "draft with prompt phrases, not sent"),
-            Expect("idle", DRAFT_IDLE, "draft in the composer; still idle", settle=2.0),
-        ),
-        sc(
-            "model_nudge",
-            "start-up: 'Meet <new model>' dialog left unanswered",
-            Expect(
-                "blocked",
-                Cue(r"Try new model|Use existing model"),
-                "new-model dialog at start-up",
-                timeout=60,
-                settle=2.5,
-            ),
-            model="gpt-5.5",
-        ),
-        sc(
-            "trust_dialog",
-            "start-up: trust-directory dialog left unanswered",
-            Expect("blocked", TRUST, "trust dialog at start-up", timeout=60, settle=2.5),
-            seed_trust=False,
-        ),
-    ]
+)
 
 
 class Codex(AgentSpec):
     name = "codex"
     folder = "codex"
+    turns = CODEX_TURNS
+    # The status row is hidden while answer text streams: the end of a turn is taken from the
+    # fake server (done_quiet) and the composer.
+    ui = Ui(
+        idle=COMPOSER,
+        working=WORKING,
+        place="composer",
+        ready_note="startup finished, composer ready",
+        done_quiet=True,
+    )
 
     def _vendor(self) -> Path:
         base = lab_home() / "npm" / "node_modules" / "@openai"
@@ -223,26 +116,58 @@ class Codex(AgentSpec):
     def binary(self) -> Path:
         return self._vendor() / "bin" / "codex"
 
-    @functools.cache  # noqa: B019 - one spec object per process; the version never changes
-    def version(self) -> str:
-        out = subprocess.run(
-            [str(self.binary()), "--version"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env={**BASE_ENV, "HOME": "/tmp"},
-        )
-        words = out.stdout.split()
-        return words[-1] if words else "unknown"
+    def read_version(self) -> str:
+        return command_version([str(self.binary()), "--version"], lambda words: words[-1])
 
-    def scenarios(self) -> dict[str, Scenario]:
-        return {s.name: s for s in _scenarios()}
+    def build(self, s: Shapes) -> list[Scenario]:
+        approve = Keys(("Enter",), "1. Yes, proceed")
+        return [
+            s.startup("launch with the project trusted; composer ready"),
+            s.text("a slowly streamed text answer"),
+            *s.approvals(
+                what="command approval",
+                approved="command approval (escalation request) approved",
+                dialog=s.blocked(APPROVAL, "command approval prompt"),
+                first_option="1. Yes, proceed",
+                working=s.working("approved; command running"),
+            ),
+            *s.interrupts(Expect("idle", STREAMING, STREAMING_NOTE, settle=1.5)),
+            s.edit_write(
+                "apply_patch approvals (edit, then new file), both approved",
+                edit=s.blocked(APPROVAL, "edit approval prompt"),
+                approve=approve,
+                between=Expect(
+                    "idle",
+                    PANEL_CLOSED_NO_STATUS,
+                    "edit approved; the turn goes on, but 0.171 draws no status row (title"
+                    " spinner only) until the next approval: the screen reads idle",
+                ),
+                write=s.blocked(APPROVAL, "new-file approval prompt"),
+            ),
+            *s.answers(
+                "reasoning summary streamed before the answer",
+                "a long answer that scrolls the transcript",
+            ),
+            s.draft(DRAFT_IDLE, into="into the composer", at="in the composer"),
+            s.startup_dialog(
+                "model_nudge",
+                "'Meet <new model>' dialog",
+                Cue(r"Try new model|Use existing model"),
+                note="new-model dialog at start-up",
+                model="gpt-5.5",
+            ),
+            s.startup_dialog(
+                "trust_dialog",
+                "trust-directory dialog",
+                TRUST,
+                note="trust dialog at start-up",
+                seed_trust=False,
+            ),
+        ]
 
-    def prepare(
+    def launch(
         self, dirs: RunDirs, url: str, scenario: Scenario
     ) -> tuple[list[str], dict[str, str]]:
-        self.write_files(dirs, scenario.files)
-        self.git_init(dirs)
         codex_home = dirs.home / ".codex"
         codex_home.mkdir()
         trust = ""
@@ -269,13 +194,12 @@ stream_max_retries = 1
 [analytics]
 enabled = false
 {trust}''')
-        env = {
-            **BASE_ENV,
-            "HOME": str(dirs.home),
-            "CODEX_HOME": str(codex_home),
-            "AGENTLAB_API_KEY": "sk-agentlab-fake",
-            "PATH": f"{self._vendor() / 'codex-path'}:{BASE_ENV['PATH']}",
-        }
+        env = self.env(
+            dirs,
+            CODEX_HOME=str(codex_home),
+            AGENTLAB_API_KEY="sk-agentlab-fake",
+            PATH=f"{self._vendor() / 'codex-path'}:{BASE_ENV['PATH']}",
+        )
         # --no-daemon: otherwise the TUI starts a background app-server that outlives the pane
         # and whose socket the next run collides with.
         return [str(self.binary()), "--no-daemon"], env

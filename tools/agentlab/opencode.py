@@ -9,16 +9,8 @@ import json
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Action, Cue, Expect, Keys, Sleep, Type
-from tools.agentlab.base import (
-    BASE_ENV,
-    AgentSpec,
-    RunDirs,
-    Scenario,
-    answer_turns,
-    lab_home,
-    scenario_maker,
-)
+from tools.agentlab.actions import Action, Cue, Expect, Keys, Sleep, Type, flatten
+from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, lab_home
 from tools.agentlab.dialect import Dialect, ToolShape
 from tools.agentlab.script import Script, Text, Tool, Turn
 
@@ -113,7 +105,10 @@ def _rejected(how: str, message_stage: bool) -> list[Action]:
 
 def scenarios(plan_agent: str, message_stage: bool, plan_pick: tuple[str, str]) -> list[Scenario]:
     script = Script(FAMILY_TURNS + st.ALL_TURNS)
-    sc = scenario_maker(script)
+
+    def sc(name: str, desc: str, *steps: Action | list[Action], **options: object) -> Scenario:
+        return Scenario(name, desc, script, flatten(steps), st.PROJECT_FILES, dict(options))
+
     bash_prompt = _blocked(PERMISSION, "command permission prompt (Allow once / always / Reject)")
     return [
         sc("startup", "launch; home screen with the input box", _start()),
@@ -223,13 +218,20 @@ def scenarios(plan_agent: str, message_stage: bool, plan_pick: tuple[str, str]) 
             agent=plan_agent,
             plan_mode=True,
         ),
-        *answer_turns(
-            sc,
-            _start,
-            _ask,
-            _done,
-            "reasoning streamed before the answer",
+        sc(
+            "long_output",
             "a long answer that scrolls the transcript",
+            _start(),
+            _ask(st.P_LONG),
+            _done(),
+        ),
+        sc("thinking", "reasoning streamed before the answer", _start(), _ask(st.P_THINK), _done()),
+        sc(
+            "ask_back",
+            "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",
+            _start(),
+            _ask(st.P_ASKBACK),
+            _done("turn finished; answer ends with a question"),
         ),
         sc(
             "mini_bash_yes",

@@ -1,0 +1,210 @@
+"""`osf-tmux wait` and `osf-tmux events`: the daemon's event feed for scripts and status bars.
+
+Both read the running daemon's feed (osf_tmux/daemon/feed.py); neither polls tmux: `wait` asks
+tmux once which pane was meant, then sleeps until the daemon reports a change."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import NoReturn
+
+import click
+
+from osf_tmux.cli.server import pass_server
+from osf_tmux.daemon.feed import (
+    STATES,
+    Event,
+    FeedClosed,
+    FeedError,
+    Subscription,
+    Wait,
+    socket_path,
+)
+from osf_tmux.daemon.lifecycle import DaemonFiles
+from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
+
+EXIT_NO_DAEMON = 3  # as `osf-tmux status`: no daemon, or it stopped meanwhile
+EXIT_GONE = 4  # the pane does not exist, or closed while we waited
+EXIT_TIMEOUT = 124  # as timeout(1)
+SNAPSHOT_WAIT = 10.0  # the daemon sends the panes as they are at once; a loaded machine is slow
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    click.echo(f"osf-tmux: {message}", err=True)
+    _exit_now(code)
+
+
+def _exit_now(code: int) -> NoReturn:
+    """End the process at once, its output flushed. The interpreter's own teardown took
+    35-180 ms on a loaded 2-core machine: time a script waiting on `wait` would lose."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        real = sys.stdout.fileno() >= 0
+    except BrokenPipeError:
+        _stdout_closed()
+    except (OSError, ValueError):  # not a real file (click's test runner): exit normally
+        real = False
+    if real:
+        os._exit(code)
+    sys.exit(code)
+
+
+def _subscribe(server: ServerSpec) -> Subscription:
+    files = DaemonFiles.for_server(server)
+    try:
+        return Subscription.connect(socket_path(files.runtime))
+    except FeedError as exc:
+        _fail(f"{exc} for {server.describe()}", EXIT_NO_DAEMON)
+
+
+def _pane_id(server: ServerSpec, target: str) -> str:
+    """tmux's own answer to which pane `target` names (%5, work:1.0, a window, ...)."""
+    try:
+        pane = Tmux(server).run("display-message", "-p", "-t", target, "#{pane_id}").strip()
+    except NoServerError:
+        _fail(f"no tmux server running for {server.describe()}", EXIT_NO_DAEMON)
+    except TmuxError as exc:
+        _fail(f"no such pane: {target} ({exc})", EXIT_GONE)
+    if not pane.startswith("%"):  # tmux 3.3a prints nothing, and succeeds, for a bad target
+        _fail(f"no such pane: {target}", EXIT_GONE)
+    return pane
+
+
+def _say(event: Event, as_json: bool) -> None:
+    sys.stdout.write((event.to_json() if as_json else event.line()) + "\n")
+    sys.stdout.flush()
+
+
+def _stdout_closed() -> None:
+    # The reader of our output left (`| head -1`): end quietly, without a flush error at exit.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(0)
+
+
+@click.command("wait")
+@click.argument("pane", required=False)
+@click.option(
+    "--until",
+    "states",
+    required=True,
+    multiple=True,
+    type=click.Choice(STATES),
+    help="The state to wait for (repeat it for any of several).",
+)
+@click.option("--timeout", type=click.FloatRange(min=0), metavar="S", help="Give up after S s.")
+@click.option("--any", "any_pane", is_flag=True, help="Any pane: the first to get there.")
+@click.option(
+    "--next",
+    "fresh",
+    is_flag=True,
+    help="Only a change into the state counts, not being in it already.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the deciding event as JSON.")
+@pass_server
+def wait_cmd(
+    server: ServerSpec,
+    pane: str | None,
+    states: tuple[str, ...],
+    timeout: float | None,
+    any_pane: bool,
+    fresh: bool,
+    as_json: bool,
+) -> None:
+    """Wait until PANE (%5, work:1.0, any tmux target) is in a state; print which pane.
+
+    Wakes on the daemon's own report of the change, so it returns within a few milliseconds
+    of the daemon's decision, and costs nothing while it waits. A pane already in the state
+    counts at once (unless --next).
+
+    Exit status: 0 the pane is in the state (its id, session:window.pane, agent and state are
+    printed); 124 on --timeout; 4 no such pane, or it closed; 3 the daemon is not running or
+    stopped."""
+    if any_pane == (pane is not None):
+        raise click.UsageError("give a PANE or --any (not both)")
+    deadline = None if timeout is None else time.monotonic() + timeout
+    with _subscribe(server) as feed:
+        # Subscribed first, asked tmux second: a pane closing in between is either missing
+        # here or reported on the feed, never lost.
+        wanted = None if pane is None else _pane_id(server, pane)
+        wait = Wait(wanted, frozenset(states), fresh)
+        synced = False
+        while True:
+            if synced:
+                left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            else:  # the panes as they are count even with --timeout 0
+                left = SNAPSHOT_WAIT
+            try:
+                event = feed.read(left)
+            except FeedError as exc:
+                _fail(str(exc), EXIT_NO_DAEMON)
+            if event is None and not synced:
+                _fail(f"the osf-tmux daemon did not answer within {left:g} s", EXIT_NO_DAEMON)
+            if event is None:
+                who = "no pane" if wanted is None else wanted
+                _fail(f"{who} got to {'/'.join(states)} within {timeout:g} s", EXIT_TIMEOUT)
+            synced = synced or event.kind == "synced"
+            outcome = wait.feed(event)
+            if outcome is None:
+                continue
+            if outcome.how == "stopped":
+                _fail("the osf-tmux daemon stopped", EXIT_NO_DAEMON)
+            if outcome.how == "gone":
+                _fail(f"pane {event.pane} ({event.target}) closed", EXIT_GONE)
+            try:
+                if as_json:
+                    _say(event, True)
+                else:
+                    fields = (event.pane, event.target, event.agent or "-", event.after or "-")
+                    sys.stdout.write("\t".join(fields) + "\n")
+            except BrokenPipeError:
+                _stdout_closed()
+            _exit_now(0)
+
+
+@click.command("events")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object a line.")
+@click.option(
+    "--current",
+    is_flag=True,
+    help="First one line per pane with an agent, as it is now (kind `state`).",
+)
+@pass_server
+def events_cmd(server: ServerSpec, as_json: bool, current: bool) -> None:
+    """Print each change of a pane's state as the daemon decides it, until it stops.
+
+    One line per change: time, pane, session:window.pane, agent, before, after, rule, question
+    (tab-separated; `-` for nothing; `gone` after a pane with an agent closed). With --json,
+    one object a line with those keys plus `kind` (`transition`, `gone`, or `state` for
+    --current). The feed for status bars (waybar, sketchybar, i3blocks) and scripts; a reader
+    that stops reading is dropped by the daemon once it is 64 KiB behind.
+
+    Exit status: 3 when the daemon is not running, stops, or drops this reader."""
+    try:
+        with _subscribe(server) as feed:
+            while True:
+                try:
+                    event = feed.read()
+                except FeedClosed as exc:
+                    _fail(str(exc), EXIT_NO_DAEMON)
+                except FeedError as exc:
+                    _fail(str(exc), EXIT_NO_DAEMON)
+                if event is None:
+                    continue
+                shown = (
+                    event.kind == "transition"
+                    or (event.kind == "state" and current)
+                    or (event.kind == "gone" and event.before is not None)
+                )
+                if shown:
+                    _say(event, as_json)
+    except BrokenPipeError:
+        _stdout_closed()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+COMMANDS = (wait_cmd, events_cmd)

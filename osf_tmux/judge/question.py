@@ -1,0 +1,62 @@
+"""What a blocked screen asks, without knowing the agent: the question row, the row above it
+that names what it is about, and the numbered options of its menu. Notifications and the
+overview menu show these; nothing decides a state from them (the rules do that)."""
+
+from __future__ import annotations
+
+import re
+
+from osf_tmux.judge.regions import is_rule_row
+from osf_tmux.vt.snapshot import Snapshot
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# A numbered menu option, whatever pointer glyph precedes it: `❯ 1. Yes`, `  2) No`.
+_MENU_ROW = re.compile(r"^\W*(\d{1,2})[.)]\s+(.*)$")
+_BOX_SIDES = " \t│┃║|"
+LIVE_ROWS = 20  # a dialog lives at the bottom: the question is looked for this far up
+
+
+def clean(text: str, limit: int) -> str:
+    """One line of plain text: control characters (escapes included) out, runs of blanks
+    collapsed, cut to `limit` characters with an ellipsis."""
+    text = " ".join(_CONTROL.sub(" ", text).split())
+    return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
+
+
+def _live(snap: Snapshot) -> list[str]:
+    rows = [r.strip(_BOX_SIDES) for r in snap.rows]
+    return [r for r in rows if r and not is_rule_row(r)][-LIVE_ROWS:]
+
+
+def _asked(content: list[str]) -> int | None:
+    asked = [i for i, r in enumerate(content) if "?" in r and not _MENU_ROW.match(r)]
+    return asked[-1] if asked else None
+
+
+def ask_excerpt(snap: Snapshot | None) -> tuple[str, str]:
+    """(question, detail) from a blocked screen: the lowest row with a `?` that is not a menu
+    option, and the nearest content row above it (the command or file it asks about). Either
+    may be ''."""
+    if snap is None:
+        return "", ""
+    content = _live(snap)
+    q = _asked(content)
+    if q is None:
+        return "", ""
+    detail = next((r for r in reversed(content[:q]) if not _MENU_ROW.match(r)), "")
+    return clean(content[q], 160), clean(detail, 160)
+
+
+def menu_options(snap: Snapshot | None) -> list[tuple[str, str]]:
+    """The numbered options below the question, as (number, label): `❯ 1. Yes` gives
+    ("1", "Yes"). Only 1-9, the numbers an answer can type."""
+    if snap is None:
+        return []
+    content = _live(snap)
+    q = _asked(content)
+    found: dict[str, str] = {}
+    for row in content[(q + 1 if q is not None else 0) :]:
+        m = _MENU_ROW.match(row)
+        if m and len(m.group(1)) == 1 and m.group(1) != "0":
+            found.setdefault(m.group(1), clean(m.group(2), 160))
+    return sorted(found.items())

@@ -1,0 +1,368 @@
+"""Desktop pop-ups through desktop-notifier, trusted only as far as they are seen to work.
+
+desktop-notifier's `send` swallows every error (it logs a warning and returns), so a send
+counts only when its `on_dispatched` callback ran. A failed send drops the connection and tries
+a fresh one at once (the notification service or the bus may have restarted); if that fails
+too the notice falls through to the next backend, and each later notification probes again
+(`get_capabilities` on a fresh connection: the real error in about a millisecond).
+
+The bus comes from tmux, not from the environment the daemon happened to start with: the
+tmux session's environment (where `update-environment` puts what an attaching client has),
+then tmux's global one (`set-environment -g`), then the daemon's own, then the standard
+per-user socket. It is looked up again for each notification, so a new desktop session is
+picked up without restarting anything."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import gc
+import logging
+import os
+import stat
+import threading
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+from osf_tmux.clock import Clock, SystemClock
+from osf_tmux.plugin.notify import Notice
+from osf_tmux.tmux import SEP, Tmux, TmuxError
+
+log = logging.getLogger("osf_tmux.plugin.notify")
+T = TypeVar("T")
+
+BUS_VAR = "DBUS_SESSION_BUS_ADDRESS"
+ICON = "osf-tmux.png"
+
+
+def icon_path() -> Path:
+    """Our own icon, shipped in the package (desktop-notifier's default is Python's logo)."""
+    return Path(str(resources.files("osf_tmux.plugin") / "icons" / ICON))
+
+
+@dataclass(frozen=True)
+class BusAddress:
+    address: str  # '' when none was found
+    source: str  # where it was found, for the log and doctor
+
+
+def parse_environment(text: str) -> dict[str, str | None]:
+    """`show-environment` output: NAME=value, or -NAME for a variable removed in that scope."""
+    found: dict[str, str | None] = {}
+    for line in text.splitlines():
+        if line.startswith("-"):
+            found[line[1:]] = None
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            found[name] = value
+    return found
+
+
+def tmux_bus(tmux: Tmux, session_id: str = "") -> tuple[str, str]:
+    """(session value, global value) of the bus address in tmux's environments ('' if unset).
+    One tmux call; a session that is gone just has no value."""
+    mark = "OSFENV" + SEP
+    commands = [["show-environment", "-g"]]
+    if session_id:
+        commands += [["display-message", "-p", mark], ["show-environment", "-t", session_id]]
+    try:
+        out = tmux.run_many(commands)
+    except TmuxError:
+        if not session_id:
+            raise
+        out = tmux.run("show-environment", "-g")
+    glob, _, sess = out.partition(mark + "\n")
+    return parse_environment(sess).get(BUS_VAR) or "", parse_environment(glob).get(BUS_VAR) or ""
+
+
+def user_bus_socket(env: Mapping[str, str]) -> str:
+    """The per-user bus of a systemd (or dbus-broker) login, where libdbus looks by default."""
+    base = env.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}"
+    path = os.path.join(base, "bus")
+    try:
+        is_socket = stat.S_ISSOCK(os.stat(path).st_mode)
+    except OSError:
+        return ""
+    return f"unix:path={path}" if is_socket else ""
+
+
+def find_bus(
+    session: str, glob: str, own: str, env: Mapping[str, str], session_name: str = ""
+) -> BusAddress:
+    if session:
+        return BusAddress(session, f"tmux session {session_name or '?'}'s environment")
+    if glob:
+        return BusAddress(glob, "tmux's global environment")
+    if own:
+        return BusAddress(own, "the daemon's own environment")
+    socket = user_bus_socket(env)
+    if socket:
+        return BusAddress(socket, "the per-user bus socket")
+    return BusAddress("", "nowhere")
+
+
+NO_BUS = (
+    f"no session bus address: {BUS_VAR} is in neither tmux's environment nor the daemon's, "
+    "and there is no per-user bus socket ($XDG_RUNTIME_DIR/bus)"
+)
+
+
+class DesktopFailed(RuntimeError):
+    pass
+
+
+class _LastWarning(logging.Handler):
+    """Keeps what desktop-notifier logged last: the real error of a send it swallowed."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.text = ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        exc = record.exc_info[1] if record.exc_info else None
+        self.text = f"{type(exc).__name__}: {exc}" if exc else record.getMessage()
+
+
+_warnings = _LastWarning()
+_dn_log = logging.getLogger("desktop_notifier")
+_dn_log.addHandler(_warnings)
+_dn_log.propagate = False  # a traceback per failed send; our own log says what happened
+
+
+class DesktopBackend:
+    """desktop-notifier on a connection of its own, with its event loop on a thread (a click
+    on a pop-up calls back: the click jumps to the pane)."""
+
+    name = "desktop"
+
+    def __init__(
+        self,
+        on_click: Callable[[str], None],
+        clock: Clock | None = None,
+        timeout: float = 2.0,
+        tmux: Tmux | None = None,
+        env: Mapping[str, str] | None = None,
+        hung_retry: float = 60.0,
+    ) -> None:
+        self.on_click = on_click
+        self.clock = clock or SystemClock()
+        self.timeout = timeout
+        self.tmux = tmux
+        self.env = dict(os.environ if env is None else env)
+        self.own_bus = self.env.get(BUS_VAR, "")
+        self.hung_retry = hung_retry
+        self.reason = "not probed yet"
+        self.bus = BusAddress(self.own_bus, "the daemon's own environment")
+        self.last_ok: float | None = None
+        self._bus_known = False
+        self._retry_at = float("-inf")
+        self._probe_error = ""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._notifier: Any = None
+
+    # ---- the backend protocol --------------------------------------------------------------
+
+    def is_available(self, notice: Notice | None = None) -> bool:
+        self._follow_bus(notice.session_id if notice else "")
+        if self._notifier is not None:
+            return True
+        if self.clock.now() < self._retry_at:
+            return False
+        return self._connect()
+
+    def send(self, notice: Notice) -> None:
+        if self._notifier is None and not self._connect():
+            raise DesktopFailed(self.reason)
+        error = self._send_once(notice)
+        if error is None:
+            return
+        # The connection may be stale (the service or the bus restarted): a fresh one, once.
+        self._drop()
+        if self._connect():
+            again = self._send_once(notice)
+            if again is None:
+                log.info("desktop: reconnected to the notification service after: %s", error)
+                return
+            error = again
+            self._drop()
+        elif self._probe_error == error:
+            error = f"{error}; a fresh connection: the same"
+        else:
+            error = f"{error}; a fresh connection: {self._probe_error}"
+        self.reason = f"the notification service did not take it ({error})"
+        raise DesktopFailed(self.reason)
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "bus": self.bus.address,
+            "bus_from": self.bus.source,
+            "connected": self._notifier is not None,
+            "reason": self.reason,
+        }
+
+    def close(self) -> None:
+        self._drop()
+        if self._loop is not None:
+            with contextlib.suppress(Exception):
+                self._run(self._loop, _settle())
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            if self._thread is not None:
+                self._thread.join(self.timeout)
+            self._loop = self._thread = None
+
+    # ---- the bus ---------------------------------------------------------------------------
+
+    def _follow_bus(self, session_id: str) -> None:
+        """Use the bus tmux names now; a different one drops the connection to the old."""
+        if self.tmux is None:
+            found = find_bus("", "", self.own_bus, self.env)
+        else:
+            try:
+                sess, glob = tmux_bus(self.tmux, session_id)
+            except TmuxError as exc:
+                log.debug("could not read tmux's environment: %s", exc)
+                return
+            found = find_bus(sess, glob, self.own_bus, self.env, session_id)
+        if self._bus_known and found.address == self.bus.address:
+            self.bus = found  # the same bus, perhaps now found in another place
+            return
+        if self._bus_known:
+            now = found.address or "none"
+            log.info("desktop: session bus is now %s (from %s)", now, found.source)
+        self._bus_known = True
+        self.bus = found
+        self._drop()
+        self._retry_at = float("-inf")
+        # dbus-fast reads the address from the environment when it connects.
+        if found.address:
+            os.environ[BUS_VAR] = found.address
+        else:
+            os.environ.pop(BUS_VAR, None)
+
+    # ---- desktop-notifier ------------------------------------------------------------------
+
+    def _connect(self) -> bool:
+        """A fresh connection, kept if the notification service answers a capability query."""
+        try:
+            from desktop_notifier import DesktopNotifier, Icon
+        except ImportError as exc:
+            self.reason = f"desktop-notifier is not installed ({exc})"
+            self._retry_at = float("inf")
+            return False
+        notifier = None
+        try:
+            loop = self._ensure_loop()
+            notifier = self._run(loop, _construct(DesktopNotifier, Icon(path=icon_path())))
+            self._run(loop, notifier.get_capabilities())
+        except Exception as exc:
+            hung = isinstance(exc, TimeoutError | concurrent.futures.TimeoutError)
+            what = f"no answer within {self.timeout:g}s" if hung else f"{type(exc).__name__}: {exc}"
+            self._probe_error = what
+            if not self.bus.address and not hung:
+                what = f"{NO_BUS} ({what})"
+            self.reason = f"no notification service answers ({what})"
+            # A bus that hangs would hold every notification up: ask again only later.
+            self._retry_at = self.clock.now() + (self.hung_retry if hung else 0.0)
+            if notifier is not None:
+                self._disconnect(notifier)
+            return False
+        self._notifier = notifier
+        self.reason = "a notification service answers"
+        return True
+
+    def _send_once(self, notice: Notice) -> str | None:
+        """None when the service took the notice, else what went wrong."""
+        loop = self._ensure_loop()
+        pane = notice.pane_id
+        taken = threading.Event()
+        _warnings.text = ""
+        try:
+            self._run(
+                loop,
+                self._notifier.send(
+                    title=notice.title,
+                    message=notice.body or notice.address,
+                    on_dispatched=taken.set,
+                    on_clicked=lambda: self.on_click(pane),
+                ),
+            )
+        except Exception as exc:
+            hung = isinstance(exc, TimeoutError | concurrent.futures.TimeoutError)
+            return f"no answer within {self.timeout:g}s" if hung else f"{type(exc).__name__}: {exc}"
+        if taken.is_set():
+            self.last_ok = self.clock.wall()
+            return None
+        return _warnings.text or "the notification was not dispatched"
+
+    def _drop(self) -> None:
+        if self._notifier is not None:
+            self._disconnect(self._notifier)
+            self._notifier = None
+
+    def _disconnect(self, notifier: Any) -> None:
+        # desktop-notifier has no close(): its D-Bus backend keeps the connection in `bus`.
+        # Without this every reconnection would leave a socket behind.
+        bus = getattr(getattr(notifier, "_backend", None), "bus", None)
+        disconnect = getattr(bus, "disconnect", None)
+        if callable(disconnect) and self._loop is not None:
+            loop = self._loop
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(disconnect)
+                # The dropped connection is a web of cycles holding a socket and failed futures,
+                # whose finalizers log. Collected here, on our loop's thread, once it has wound
+                # down, rather than wherever the collector next runs (CPython 3.11.7 raises a
+                # SystemError when that is in the middle of compiling something).
+                loop.call_soon_threadsafe(_collect_later, loop)
+
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            loop = asyncio.new_event_loop()
+            loop.set_exception_handler(_loop_error)
+            self._thread = threading.Thread(
+                target=_run_loop, args=(loop,), name="osf-desktop", daemon=True
+            )
+            self._thread.start()
+            self._loop = loop
+        return self._loop
+
+    def _run(self, loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> T:
+        future = asyncio.run_coroutine_threadsafe(coro, loop)
+        try:
+            return future.result(self.timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise
+
+
+def _loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    # dbus-fast's writer on a bus that died under it ('Bad file descriptor'): the failed send
+    # already says what happened; asyncio's default would print a traceback to stderr.
+    log.debug("desktop event loop: %s (%s)", context.get("message"), context.get("exception"))
+
+
+def _collect_later(loop: asyncio.AbstractEventLoop) -> None:
+    loop.call_later(0.2, gc.collect)
+
+
+async def _settle() -> None:
+    await asyncio.sleep(0.05)  # a dropped connection's last callbacks
+    gc.collect()
+
+
+def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
+    try:
+        loop.run_forever()
+    finally:
+        # Closed here, on its own thread, once stopped: a loop left to the garbage collector
+        # finalizes its transports at an arbitrary moment of some other thread.
+        loop.close()
+
+
+async def _construct(cls: Any, icon: Any) -> Any:
+    # Built inside the loop: its D-Bus connection belongs to that loop.
+    return cls(app_name="osf-tmux", app_icon=icon)

@@ -1,0 +1,349 @@
+"""The overview of every agent pane: `osf-tmux list` in a terminal, a `display-menu` on a key.
+
+Which panes run an agent, and in which state, comes from tmux itself (one `list-panes -a`
+reading the `@osf_state` the daemon publishes, as the status line does); the daemon's status
+file adds the agent and since when. The screens of blocked panes are captured (one more tmux
+call) for the question they ask and the options of their menu. Choosing a row jumps to its
+pane; a blocked row's answers run `osf-tmux answer`, which judges the pane afresh before it
+types anything, into that pane only.
+
+Everything a pane shows is text in the menu, never a format or a command: `#` is doubled in
+names, and commands hold only pane ids, answer choices and our own paths."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from osf_tmux.daemon.lifecycle import DaemonFiles
+from osf_tmux.daemon.source import PaneCapture, capture_panes
+from osf_tmux.judge.answer import Answer, answer_tables
+from osf_tmux.judge.question import ask_excerpt, clean, menu_options
+from osf_tmux.paths import shipped_rules_dir, user_rules_dir
+from osf_tmux.plugin.invoke import own_command, plugin_log, shell_line, tmux_command
+from osf_tmux.plugin.jump import client_line, shown_by
+from osf_tmux.tmux import SEP, Tmux, TmuxError
+from osf_tmux.vt.snapshot import Snapshot
+
+# What a key press imports is most of what it costs (cli/keys.py): `typing` only for mypy.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+STATES = ("blocked", "done", "working", "idle")  # most urgent first
+ICONS = {"working": "◐", "idle": "○"}  # blocked and done: @osf-icon-blocked / @osf-icon-done
+# Item keys: digits, then letters; tmux menus keep q (close) and j k g G (move) for themselves.
+MENU_KEYS = "123456789abcdefhilmnoprstuvwxyz"
+_STYLE = re.compile(r"^[\w#=, -]+$")  # a tmux style option's value, nothing that ends `#[`
+_PANE_HEAD = "OSFAGENT" + SEP
+_OPTIONS_HEAD = "OSFOPTS" + SEP
+_MENU_OPTIONS = (
+    "@osf-icon-blocked",
+    "@osf-icon-done",
+    "@osf-style-blocked",
+    "@osf-style-done",
+)
+
+
+@dataclass(frozen=True)
+class AgentPane:
+    pane_id: str
+    address: str  # session:window.pane
+    state: str
+    agent: str
+    since: float | None  # when it entered this state (the daemon's clock), if known
+    question: str = ""  # blocked: the row that asks
+    detail: str = ""  # blocked: the row above it (the command or file it is about)
+    options: tuple[tuple[str, str], ...] = ()  # blocked: numbered options, (number, label)
+
+
+@dataclass(frozen=True)
+class View:
+    """The client the menu opens on: the pane it shows and its size."""
+
+    pane_id: str | None = None
+    width: int = 80
+    height: int = 24
+
+
+@dataclass(frozen=True)
+class Overview:
+    panes: list[AgentPane]
+    view: View
+    options: Mapping[str, str]  # icons and colours
+    daemon_running: bool = True  # whether a daemon holds this server's lock (its status read)
+
+
+def order(panes: Sequence[AgentPane]) -> list[AgentPane]:
+    """Most urgent state first; within one, the one in it longest first, then by pane number."""
+    return sorted(
+        panes,
+        key=lambda p: (
+            STATES.index(p.state) if p.state in STATES else len(STATES),
+            p.since if p.since is not None else float("inf"),
+            _pane_number(p.pane_id),
+        ),
+    )
+
+
+def read(
+    tmux: Tmux, status: Mapping[str, Any] | None, client: str | None, with_view: bool = True
+) -> Overview:
+    """Every agent pane, in two tmux calls at most (the second only when some are blocked)."""
+    fields = ("#{pane_id}", "#{session_name}:#{window_index}.#{pane_index}", "#{@osf_state}",
+              "#{@osf-agent}", "#{pane_current_command}")  # fmt: skip
+    commands = [
+        ["list-panes", "-a", "-F", _PANE_HEAD + SEP.join(fields)],
+        ["display-message", "-p", _OPTIONS_HEAD + SEP.join(f"#{{{o}}}" for o in _MENU_OPTIONS)],
+    ]
+    if with_view:
+        commands.append(shown_by(client, ("#{client_width}", "#{client_height}")))
+    out = tmux.run_many(commands)
+    known = _status_panes(status)
+    panes: list[AgentPane] = []
+    view = View()
+    values: dict[str, str] = {}
+    for line in out.splitlines():
+        if line.startswith(_PANE_HEAD):
+            parts = line[len(_PANE_HEAD) :].split(SEP)
+            if len(parts) != len(fields):
+                continue  # a name holding our separator: not one of ours to guess at
+            pane_id, address, state, override, command = parts
+            if not state:
+                continue  # no agent there (the daemon publishes a state for every agent pane)
+            agent, since = known.get(pane_id, (None, None))
+            panes.append(AgentPane(pane_id, address, state, agent or override or command, since))
+        elif line.startswith(_OPTIONS_HEAD):
+            values = dict(zip(_MENU_OPTIONS, line[len(_OPTIONS_HEAD) :].split(SEP), strict=False))
+        elif (seen := client_line(line, client)) is not None and len(seen) == 3:
+            view = View(seen[0] or None, _int(seen[1], 80), _int(seen[2], 24))
+    blocked = [p.pane_id for p in panes if p.state == "blocked"]
+    if blocked:
+        captures = capture_panes(tmux, blocked, escapes=False)
+        panes = [_asking(p, captures.get(p.pane_id)) for p in panes]
+    return Overview(order(panes), view, values, daemon_running=status is not None)
+
+
+def _asking(pane: AgentPane, capture: PaneCapture | None) -> AgentPane:
+    """A blocked pane with what its screen asks."""
+    if pane.state != "blocked" or capture is None:
+        return pane
+    snap = Snapshot(cols=capture.cols, rows=tuple(r.rstrip() for r in capture.lines))
+    question, detail = ask_excerpt(snap)
+    return replace(pane, question=question, detail=detail, options=tuple(menu_options(snap)))
+
+
+def _status_panes(status: Mapping[str, Any] | None) -> dict[str, tuple[str | None, float | None]]:
+    out: dict[str, tuple[str | None, float | None]] = {}
+    for p in (status or {}).get("panes", []):
+        pane_id, agent, since = p.get("pane"), p.get("agent"), p.get("since")
+        if isinstance(pane_id, str):
+            out[pane_id] = (
+                agent if isinstance(agent, str) else None,
+                float(since) if isinstance(since, (int, float)) else None,
+            )
+    return out
+
+
+def duration(seconds: float | None) -> str:
+    """`42s`, `5m`, `2h05m`, `3d`: how long a pane has been in its state ('-' when unknown)."""
+    if seconds is None or seconds < 0:
+        return "-"
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m"
+    if s < 86400:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    return f"{s // 86400}d"
+
+
+# ---- the terminal: osf-tmux list ---------------------------------------------------------
+
+
+def as_records(panes: Sequence[AgentPane], now: float) -> list[dict[str, Any]]:
+    return [
+        {
+            "pane": p.pane_id,
+            "address": p.address,
+            "agent": p.agent,
+            "state": p.state,
+            "since": p.since,
+            "for_seconds": None if p.since is None else round(max(now - p.since, 0.0), 1),
+            "question": p.question or None,
+            "detail": p.detail or None,
+            "options": [{"choice": n, "label": label} for n, label in p.options],
+        }
+        for p in panes
+    ]
+
+
+def as_table(panes: Sequence[AgentPane], now: float) -> str:
+    rows = [("PANE", "WHERE", "AGENT", "STATE", "FOR", "ASKS")]
+    for p in panes:
+        since = None if p.since is None else now - p.since
+        rows.append((p.pane_id, p.address, p.agent, p.state, duration(since), p.question))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    )
+
+
+# ---- the menu ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MenuItem:
+    name: str  # shown (a tmux format: the text of panes is escaped); '' is a separator
+    key: str
+    command: str  # a tmux command
+
+
+def menu_items(
+    overview: Overview,
+    answers: Mapping[str, Answer | None],
+    answer_command: Callable[[str, str], str],
+    now: float,
+    client: str | None,
+) -> list[MenuItem]:
+    """One row per agent pane (most urgent first) that jumps to it; under a blocked row, one
+    row per answer its agent's `[answer]` table allows. `answer_command(pane_id, choice)` is
+    the tmux command that runs `osf-tmux answer` for that pane."""
+    panes, view, values = overview.panes, overview.view, overview.options
+    if not panes:
+        daemon = overview.daemon_running
+        why = "no agent runs in any pane" if daemon else "the daemon is not running"
+        said = [MenuItem(_literal(f"-{why}"), "", "")]
+        if not daemon:
+            said.append(
+                MenuItem(_literal("-start it: osf-tmux start (or: osf-tmux doctor)"), "", "")
+            )
+        return said
+    # tmux draws a menu only when it fits the client: 4 columns of border and padding, and 4
+    # for the key shown after each name (` (1)`)
+    width = max(view.width - 8, 20)
+    keys = iter(MENU_KEYS)
+    agent_width = min(max(len(p.agent) for p in panes), 14)
+    where_width = min(max(len(p.address) for p in panes), 24)
+    jump = ["switch-client", *(["-c", client] if client else [])]
+    items: list[MenuItem] = []
+    for pane in panes:
+        since = None if pane.since is None else now - pane.since
+        icon, style = _icon(pane.state, values)
+        where = clean(pane.address, where_width).ljust(where_width)
+        agent = clean(pane.agent, agent_width).ljust(agent_width)
+        asks = " — ".join(t for t in (pane.question, pane.detail) if t) or pane.state
+        row = _cut(f"{where}  {agent}  {duration(since):>5}  {clean(asks, width)}", width - 2)
+        name = f"{style}{_literal(icon)}#[default] {_literal(row)}"
+        items.append(MenuItem(name, next(keys, ""), tmux_command([*jump, "-t", pane.pane_id])))
+        table = answers.get(pane.agent)
+        if pane.state != "blocked" or table is None:
+            continue
+        for choice, label in _answer_choices(table, pane.options):
+            row = _literal("   ↳ " + clean(label, width - 5))
+            items.append(MenuItem(row, next(keys, ""), answer_command(pane.pane_id, choice)))
+    if len(items) > view.height - 2:  # nor when it is taller than the client
+        cut = max(view.height - 3, 1)
+        more = _literal(f"-… {len(items) - cut} more: osf-tmux list")
+        items = [*items[:cut], MenuItem(more, "", "")]
+    return items
+
+
+def show_menu(
+    tmux: Tmux, files: DaemonFiles, status: Mapping[str, Any] | None, client: str | None
+) -> str:
+    """Open the overview menu on `client` (default: the current one); what it says, in a line.
+    Three tmux calls: list the panes, capture the blocked ones, show the menu."""
+    overview = read(tmux, status, client)
+    blocked = {p.agent for p in overview.panes if p.state == "blocked"}
+    answers = answer_tables(blocked, [shipped_rules_dir(), user_rules_dir()]) if blocked else {}
+    command = own_command()
+    log = plugin_log(files.state)
+
+    def answer(pane_id: str, choice: str) -> str:
+        args = ["answer", *(["--client", client] if client else []), pane_id, choice]
+        return tmux_command(["run-shell", "-b", shell_line(command, args, log)])
+
+    items = menu_items(overview, answers, answer, time.time(), client)
+    _open(tmux, menu_command(items, title(overview), client))
+    return f"osf-tmux: {title(overview).strip()}"
+
+
+def _open(tmux: Tmux, argv: list[str], grace: float = 0.05) -> None:
+    """Run display-menu without waiting for the menu: the tmux client that asks for a menu
+    waits until it closes, and a key's process should not. An error comes back at once (no
+    such client, say): it is raised, as tmux.run would; after `grace` the menu is up."""
+    argv = [tmux.binary, *tmux.server.args(), *argv]
+    try:
+        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    except OSError as exc:
+        raise TmuxError(f"{tmux.binary}: {exc.strerror or exc}") from None
+    try:
+        _, err = child.communicate(timeout=grace)
+    except subprocess.TimeoutExpired:
+        return  # open; the tmux client ends when the menu closes
+    if child.returncode:
+        message = err.decode(errors="replace").strip() or f"exit status {child.returncode}"
+        raise TmuxError(f"{shlex.join(argv[:4])} ...: {message}")
+
+
+def _answer_choices(table: Answer, options: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """yes and no, then the numbered options on screen whose keys differ from those two."""
+    out = [("yes", f"yes ({' '.join(table.yes)})"), ("no", f"no ({' '.join(table.no)})")]
+    if table.option:
+        for number, label in options:
+            if table.keys(number) not in (table.yes, table.no):
+                out.append((number, f"{number}. {label}"))
+    return out
+
+
+def title(overview: Overview) -> str:
+    counts = [sum(1 for p in overview.panes if p.state == s) for s in STATES]
+    n = len(overview.panes)
+    parts = [f"{c} {s}" for c, s in zip(counts, STATES, strict=True) if c]
+    what = f"{n} agent{'s' if n != 1 else ''}" + (f": {', '.join(parts)}" if parts else "")
+    return _literal(f" osf-tmux · {what} ")
+
+
+def menu_command(items: Sequence[MenuItem], heading: str, client: str | None) -> list[str]:
+    """display-menu at the status line, on the right where the status counts are."""
+    argv = ["display-menu", *(["-c", client] if client else []), "-T", heading]
+    argv += ["-x", "R", "-y", "S", "--"]  # `--`: a disabled row's name starts with `-`
+    for item in items:
+        argv += [item.name, item.key, item.command]
+    return argv
+
+
+def _icon(state: str, values: Mapping[str, str]) -> tuple[str, str]:
+    """The state's icon and the style of its badge (the status line's), if it is one."""
+    if state in ("blocked", "done"):
+        icon = values.get(f"@osf-icon-{state}") or ("●" if state == "blocked" else "✔")
+        style = values.get(f"@osf-style-{state}", "")
+        return icon, (f"#[{_literal(style)}]" if _STYLE.match(style) else "")
+    return ICONS.get(state, "?"), ""
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters with an ellipsis (spaces kept: the columns line up)."""
+    return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
+
+
+def _literal(text: str) -> str:
+    """Text shown as it is: tmux expands formats in menu names (`#{...}`, `#(...)` runs a
+    command), so every `#` is doubled."""
+    return text.replace("#", "##")
+
+
+def _int(text: str, default: int) -> int:
+    return int(text) if text.isdigit() else default
+
+
+def _pane_number(pane_id: str) -> int:
+    digits = pane_id.lstrip("%")
+    return int(digits) if digits.isdigit() else 0

@@ -1,0 +1,131 @@
+"""Cline CLI (`cline` on npm: a node wrapper that runs the Bun-compiled `bin/.cline`) against the
+fake server's OpenAI chat completions, as the `openai-compatible` provider."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tools.agentlab import stories as st
+from tools.agentlab.actions import Cue, Keys
+from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
+from tools.agentlab.dialect import Dialect, ToolShape
+from tools.agentlab.shapes import Shapes, Ui
+
+# The input box is pinned at the bottom between two rules, the footer (model, mode, auto-approve)
+# under it; the transcript grows down from the top, and what works is drawn at its end: a
+# braille spinner row ("⠇ Thinking... (esc to cancel)", "⠹ run_commands(...)"). The approval
+# replaces the input box.
+# While an answer streams the spinner takes the place of its bullet on the message's first
+# visible row, which may start with a scrollbar cell ("▄⠙ Here is the list:").
+SPINNER = r"^.?[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \S"
+ASK = r"Cline needs permission|Approve tool call\?|\[y\] Approve|Cline is asking a question"
+IDLE = Cue(
+    r"❯ [^\n]*(?:\n[^\n─]*)*\n *─{8,}\n[^\n]*(?:○ Plan ● Act|● Plan ○ Act)",
+    absent=SPINNER + "|" + ASK,
+)
+WORKING = Cue(SPINNER + r"|esc to cancel", absent=ASK)
+APPROVAL = Cue(r"Approve tool call\?[\s\S]*\[y\] Approve +\[n\] Deny")
+QUESTION = Cue(r"Cline is asking a question[\s\S]*Type a response")
+PROMO = Cue(r"Try ClinePass[\s\S]*Press Enter to open, any other key to close")
+DRAFT_IDLE = Cue(r"❯ Do you want to proceed", absent=SPINNER)
+
+
+class Cline(AgentSpec):
+    name = "cline"
+    folder = "cline"
+    # ask_question {question, options: [str]}: the options' labels only.
+    dialect = Dialect(
+        tools={
+            "question": ToolShape(
+                "ask_question",
+                lambda a: {
+                    "question": a["question"],
+                    "options": [o[0] if isinstance(o, (list, tuple)) else o for o in a["options"]],
+                },
+            )
+        }
+    )
+    ui = Ui(
+        idle=IDLE,
+        working=WORKING,
+        ready_note="startup finished, input box ready",
+        done_quiet=True,
+    )
+
+    def binary(self) -> Path:
+        return npm_bin("cline", "cline")
+
+    def read_version(self) -> str:
+        return package_version(npm_prefix("cline") / "node_modules/cline/package.json")
+
+    def build(self, s: Shapes) -> list[Scenario]:
+        return [
+            s.startup("launch (promo notice switched off); input box ready"),
+            s.text(),
+            *s.approvals(
+                what="tool approval ([y] Approve / [n] Deny)",
+                approved="tool approval for run_commands approved with y",
+                dialog=s.blocked(APPROVAL, "Cline needs permission: Approve tool call?"),
+                first_option="press y",
+                working=s.working("approved; command running"),
+                approve=Keys(("y",), "press y (Approve)"),
+                reject=Keys(("n",), "press n (Deny)"),
+            ),
+            # Ctrl-C quits Cline altogether, also mid-turn (it prints a session summary).
+            *s.interrupts(keys=("Escape",)),
+            s.edit_write(
+                "an edit of app.py and a new NOTES.md, each approved with y",
+                edit=s.blocked(APPROVAL, "tool approval for the edit"),
+                approve=Keys(("y",), "press y (Approve)"),
+                between=s.working("edit approved; agent working"),
+                write=s.blocked(APPROVAL, "tool approval for the new file"),
+            ),
+            s.dialog_turn(
+                "question",
+                "ask_question dialog answered with option 1",
+                st.P_QUESTION,
+                s.blocked(QUESTION, "Cline is asking a question: options and a response field"),
+                Keys(("1",), "press 1 (first option)"),
+                s.working("answered; agent working"),
+            ),
+            *s.answers(
+                "a reasoning block streamed before the answer",
+                "a long answer that scrolls the transcript",
+            ),
+            s.draft(DRAFT_IDLE),
+            s.startup_dialog(
+                "promo_popup",
+                "'Try ClinePass' notice (Enter opens, any other key closes)",
+                PROMO,
+                promo=True,
+            ),
+        ]
+
+    def launch(
+        self, dirs: RunDirs, url: str, scenario: Scenario
+    ) -> tuple[list[str], dict[str, str]]:
+        # What `cline auth -p openai -k ... -m ... -b URL` writes.
+        settings = dirs.home / ".cline" / "data" / "settings"
+        settings.mkdir(parents=True, exist_ok=True)
+        provider = {
+            "provider": "openai-compatible",
+            "apiKey": "sk-fake",
+            "model": "fake-model",
+            "baseUrl": f"{url}/v1",
+        }
+        providers = {
+            "version": 1,
+            "lastUsedProvider": "openai-compatible",
+            "modes": {},
+            "providers": {
+                "openai-compatible": {
+                    "settings": provider,
+                    "updatedAt": "2026-12-01T13:16:05.322Z",
+                    "tokenSource": "manual",
+                }
+            },
+        }
+        (settings / "providers.json").write_text(json.dumps(providers, indent=2))
+        extra = {} if scenario.options.get("promo") else {"CLINE_DISABLE_CLINE_PASS_NOTICE": "1"}
+        return [str(self.binary()), "--auto-approve", "false"], self.env(dirs, **extra)

@@ -1,0 +1,255 @@
+"""GitHub Copilot CLI (`@github/copilot`: a node loader that runs the native binary of its
+platform package) in offline mode against the fake chat completions API (BYOK provider)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tools.agentlab import stories as st
+from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Sleep, Type
+from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, lab_home, package_version
+from tools.agentlab.dialect import Dialect, ToolShape
+from tools.agentlab.shapes import Shapes, Ui
+
+# The footer row under the input box is the last row on screen: the mode while idle, the spinner
+# and the double-Esc hint while a turn runs (after the mode in Plan/Autopilot mode). Dialogs
+# replace the input box and its footer.
+WORKING_HINT = r"esc esc (interrupt|edit prompt|stop agents)|esc again to interrupt|Cancelling"
+IDLE = Cue(
+    r"(Interactive|Plan|Autopilot) · ",
+    absent=WORKING_HINT + r"|to navigate|enter accept",
+    tail=1,
+)
+WORKING = Cue(WORKING_HINT, tail=1)
+
+
+def _box(words: str) -> Cue:
+    """A dialog box with these words, drawn down to its bottom edge: a pipe read can end in the
+    middle of the frame that draws it, and until the edge is there the old footer still shows
+    under a half-drawn box."""
+    return Cue(rf"(?:{words})(?s:.*)\n[^\n]*╰─{{8,}}╯[ \t]*\Z")
+
+
+BASH_PROMPT = _box(r"Do you want to run this command\?")
+EDIT_PROMPT = _box(r"Do you want to edit ")
+CREATE_PROMPT = _box(r"Do you want to create ")
+PLAN_PROMPT = _box(r"Plan Ready for Review")
+TRUST_PROMPT = _box(r"Confirm folder trust|Do you trust the files in this folder\?")
+# The model's question: between two rules, the closing one the last row.
+QUESTION_PROMPT = Cue(r"needs information\.(?s:.*)enter accept[^\n]*\n[^\n]*─{8,}[ \t]*\Z")
+# Typed, never sent: Copilot's own dialog words and the shared ones (no `@`, `#` or a leading
+# `/`: those open pickers in the input box).
+DRAFT = (
+    "Do you want to run this command? ❯ 1. Yes 2. No ↑/↓ to navigate · enter to select · "
+    "esc to cancel · esc esc interrupt · Copilot needs information. " + st.DRAFT
+)
+DRAFT_IDLE = Cue(r"(?s)Do you want to run this command\?.*(Interactive|Plan|Autopilot) · ", tail=8)
+
+
+def _ask_user(a: dict[str, Any]) -> dict[str, Any]:
+    """ask_user takes a form (JSON schema) rather than a list of options."""
+    return {
+        "message": a["question"],
+        "requestedSchema": {
+            "properties": {
+                "choice": {
+                    "type": "string",
+                    "title": a.get("header", "Choice"),
+                    "enum": [label for label, _ in a["options"]],
+                }
+            },
+            "required": ["choice"],
+        },
+    }
+
+
+def _exit_plan_mode(a: dict[str, Any]) -> dict[str, Any]:
+    # Interactive recommended: option 1 then continues with manual approval.
+    return {"summary": a["plan"], "recommendedAction": "interactive"}
+
+
+def _interrupt(s: Shapes, keys: list[Action], how: str) -> list[Action]:
+    return [
+        *s.start(),
+        *s.ask(st.P_ESSAY),
+        Expect(None, Cue(r"Terminals began"), "answer streaming", settle=1.5),
+        *keys,
+        Expect("idle", IDLE, f"interrupted with {how}; back at the input box", settle=1.2),
+    ]
+
+
+def _scenarios(s: Shapes) -> list[Scenario]:
+    sc = s.sc
+    return [
+        sc("startup", "launch in a trusted folder; idle input box", s.start()),
+        sc("text", "a slowly streamed text answer", s.start(), s.ask(st.P_TEXT), s.done()),
+        *s.approvals(
+            what="command permission dialog",
+            approved="command permission dialog approved with 1. Yes",
+            dialog=s.blocked(BASH_PROMPT, "command permission dialog"),
+            first_option="select 1. Yes",
+            working=Expect("working", WORKING, "approved; command running"),
+            reject=None,  # No is a text field: bash_no below
+        ),
+        sc(
+            "bash_no",
+            "command permission dialog rejected with its No option and feedback",
+            s.start(),
+            s.ask(st.P_BASH),
+            s.blocked(BASH_PROMPT, "command permission dialog"),
+            # The No option is a text field: its digit moves the pointer there, the feedback
+            # typed into it is sent with Enter.
+            PickOption(r"No\b", "move to the No option (a text field)"),
+            s.blocked(_box(r"❯ ?3\. No\b"), "pointer on the No option; dialog still open"),
+            Type("keep the build directory", "feedback for the rejection"),
+            Sleep(0.5),
+            Keys(("Enter",), "reject with the feedback"),
+            s.done("rejected with feedback; the model answered it; back at the input box"),
+        ),
+        sc(
+            "interrupt_esc",
+            "long streamed answer interrupted with Esc Esc",
+            # Two presses within half a second (Copilot's window: 500 ms). Sent as one key
+            # string, or too close together on a busy machine, the two arrive in one read and
+            # are taken for one key.
+            _interrupt(
+                s,
+                [Keys(("Escape",), "first Esc"), Sleep(0.3), Keys(("Escape",), "second Esc")],
+                "Esc Esc",
+            ),
+        ),
+        sc(
+            "interrupt_ctrlc",
+            "long streamed answer interrupted with Ctrl-C",
+            _interrupt(s, [Keys(("C-c",), "interrupt with Ctrl-C")], "Ctrl-C"),
+        ),
+        sc(
+            "edit_write",
+            "a file read, then an edit dialog and a create-file dialog, both approved",
+            s.start(),
+            s.ask(st.P_EDIT),
+            s.blocked(EDIT_PROMPT, "edit file dialog"),
+            Keys(("Enter",), "select 1. Yes"),
+            Expect("working", WORKING, "edit approved; agent working"),
+            s.blocked(CREATE_PROMPT, "create file dialog"),
+            Keys(("Enter",), "select 1. Yes"),
+            s.done(),
+        ),
+        sc(
+            "plan",
+            "Plan mode (--plan): the plan review after exit_plan_mode, accepted",
+            s.start(),
+            s.ask(st.P_PLAN),
+            s.blocked(PLAN_PROMPT, "plan review dialog"),
+            Keys(("Enter",), "accept option 1"),
+            s.done(),
+            mode="plan",
+        ),
+        sc(
+            "question",
+            "ask_user form answered with its first option",
+            s.start(),
+            s.ask(st.P_QUESTION),
+            s.blocked(QUESTION_PROMPT, "ask_user form: Copilot needs information"),
+            Keys(("Enter",), "accept the first option"),
+            s.done(),
+        ),
+        sc(
+            "mode_switch",
+            "shift+tab cycles the mode: Plan, Autopilot, back to Interactive (idle throughout)",
+            s.start(),
+            Keys(("BTab",), "switch to Plan mode"),
+            Expect("idle", Cue(r"Plan · ", tail=1), "Plan mode, idle", settle=1.0),
+            Keys(("BTab",), "switch to Autopilot mode"),
+            Expect("idle", Cue(r"Autopilot · ", tail=1), "Autopilot mode, idle", settle=1.0),
+            Keys(("BTab",), "back to Interactive mode"),
+            Expect("idle", Cue(r"Interactive · ", tail=1), "Interactive again", settle=1.0),
+        ),
+        *s.answers(
+            "reasoning streamed before the answer", "a long answer that scrolls the transcript"
+        ),
+        sc(
+            "draft",
+            "Copilot's prompt phrases typed into the input box, never sent (idle)",
+            s.start(),
+            Type(DRAFT, "draft with prompt phrases, not sent"),
+            Expect("idle", DRAFT_IDLE, "draft in the input box; still idle", settle=2.0),
+        ),
+        sc(
+            "trust_dialog",
+            "first start in the folder: folder trust dialog left unanswered",
+            Expect("blocked", TRUST_PROMPT, "folder trust dialog", timeout=90, settle=2.5),
+            seed_trust=False,
+        ),
+        sc(
+            "trust_answered",
+            "first start in the folder: trust dialog answered (remember the folder), then idle",
+            Expect("blocked", TRUST_PROMPT, "folder trust dialog", timeout=90, settle=1.5),
+            Keys(("2",), "2. Yes, and remember this folder"),
+            s.start(),
+            seed_trust=False,
+        ),
+    ]
+
+
+class Copilot(AgentSpec):
+    name = "copilot"
+    folder = "copilot"
+    # The ask_user form and exit_plan_mode's summary take shapes the schema alone cannot tell.
+    dialect = Dialect(
+        tools={
+            "question": ToolShape("ask_user", _ask_user),
+            "plan": ToolShape("exit_plan_mode", _exit_plan_mode),
+        }
+    )
+
+    ui = Ui(
+        idle=IDLE,
+        working=WORKING,
+        ready_note="startup finished, empty input box",
+        start_timeout=90,
+        # An Enter that follows the typed text too closely is taken as part of a paste.
+        submit_pause=0.5,
+        done_settle=1.2,
+        done_quiet=True,
+        dialog_settle=1.5,
+    )
+
+    def package(self) -> Path:
+        return lab_home() / "npm-copilot" / "node_modules" / "@github" / "copilot"
+
+    def binary(self) -> Path:
+        # What npm links for the package: the node loader, which starts the platform binary.
+        return lab_home() / "npm-copilot" / "node_modules" / ".bin" / "copilot"
+
+    def read_version(self) -> str:
+        return package_version(self.package() / "package.json")
+
+    def build(self, shapes: Shapes) -> list[Scenario]:
+        return _scenarios(shapes)
+
+    def launch(
+        self, dirs: RunDirs, url: str, scenario: Scenario
+    ) -> tuple[list[str], dict[str, str]]:
+        opts = scenario.options
+        config: dict[str, Any] = {"firstLaunchAt": "2026-01-01T00:00:00.000Z", "appTipShown": True}
+        if opts.get("seed_trust", True):
+            config["trustedFolders"] = [str(dirs.proj)]
+        home = dirs.home / ".copilot"
+        home.mkdir()
+        (home / "config.json").write_text(json.dumps(config, indent=2))
+        env = {
+            **BASE_ENV,
+            "HOME": str(dirs.home),
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_PROVIDER_BASE_URL": url + "/v1",
+            "COPILOT_PROVIDER_API_KEY": "sk-agentlab-fake",
+            "COPILOT_MODEL": "fake-model",
+        }
+        argv = [str(self.binary()), "--no-auto-update"]
+        mode = opts.get("mode")
+        if mode:
+            argv += ["--mode", str(mode)]
+        return argv, env

@@ -1,0 +1,259 @@
+"""Pi (`@mariozechner/pi-coding-agent`, node) against the fake chat completions API.
+
+Pi asks nothing by itself: the lab installs an extension of its own (`pi_lab_extension.ts`)
+that gates commands, edits and new files with Pi's extension dialogs (select, confirm, input,
+editor) and offers a `question` tool drawn as a component of its own, as people's approval
+extensions do. Its screen: rules/pi.toml, rules/NOTES-pi.md."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tools.agentlab import stories as st
+from tools.agentlab.actions import Cue, Expect, Keys, Type
+from tools.agentlab.base import (
+    AgentSpec,
+    RunDirs,
+    Scenario,
+    npm_bin,
+    npm_prefix,
+    package_version,
+)
+from tools.agentlab.script import Pause, Text, Tool, Turn
+from tools.agentlab.shapes import Shapes, Ui
+
+EXTENSION = Path(__file__).with_name("pi_lab_extension.ts")
+PACKAGE = "@mariozechner/pi-coding-agent"
+
+# The loader row above the input box: a braille spinner and its words.
+LOADER = r"(?m)^ [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \S"
+# Any dialog an extension puts up ends in a key hint row.
+HINTS = r"↑↓ navigate|submit  |navigate •"
+# The footer's stats row (context use, then the model) right under the input box.
+IDLE = Cue(r"\d%/\d+k \(auto\)", absent=LOADER + "|" + HINTS, tail=8)
+# Working: the loader without a dialog under it (the loader keeps spinning while a tool call
+# waits for a dialog's answer).
+WORKING = Cue(LOADER, absent=HINTS)
+RUN_ASK = Cue(r"Run this command\?")
+EDIT_ASK = Cue(r"^ Edit \S*app\.py\?")
+CREATE_ASK = Cue(r"^ Create \S*NOTES\.md\?")
+WHY_ASK = Cue(r"^ Why not\?")
+CONTENT_EDITOR = Cue(r"^ Content of \S*NOTES\.md$")
+QUESTION = Cue(r"^ Which database should the app use\?")
+CWD_GONE = Cue(r"cwd from session file does not exist")
+DRAFT_IDLE = Cue(r"Do you want to proceed\?", absent=LOADER)
+RUNNING = Cue(r"Elapsed \d")
+
+P_SLOW = "run the slow check"
+STEER = "also look at the tests"
+P_NOTES = "write the notes file"
+# A command that runs long enough to be interrupted, and a turn with a new file only.
+PI_TURNS = (
+    Turn(
+        P_SLOW,
+        [
+            [
+                Text("Running the slow check."),
+                Tool("bash", {"command": "sleep 20; echo done", "description": "slow check"}),
+            ],
+            [Pause(0.3), Text("The slow check finished.", chunk=6, delay=0.06)],
+        ],
+    ),
+    Turn(
+        P_NOTES,
+        [
+            [
+                Text("I'll write the notes file."),
+                Tool(
+                    "write",
+                    {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world\n"},
+                ),
+            ],
+            [Pause(0.3), Text("NOTES.md is written.", chunk=6, delay=0.06)],
+        ],
+    ),
+)
+# The session `session_cwd` resumes: it was started in a folder that is gone.
+GONE = "gone-project"
+
+
+def down(n: int, note: str) -> Keys:
+    return Keys(("Down",) * n + ("Enter",), note)
+
+
+class Pi(AgentSpec):
+    name = "pi"
+    folder = "pi"
+    turns = PI_TURNS
+    ui = Ui(idle=IDLE, working=WORKING)
+
+    def binary(self) -> Path:
+        return npm_bin("pi", "pi")
+
+    def read_version(self) -> str:
+        return package_version(npm_prefix("pi") / "node_modules" / PACKAGE / "package.json")
+
+    def launch(
+        self, dirs: RunDirs, url: str, scenario: Scenario
+    ) -> tuple[list[str], dict[str, str]]:
+        agent = dirs.home / ".pi" / "agent"
+        (agent / "extensions").mkdir(parents=True)
+        models = {
+            "providers": {
+                "fake": {
+                    "baseUrl": f"{url}/v1",
+                    "api": "openai-completions",
+                    "apiKey": "agentlab-fake-key",
+                    "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+                    "models": [{"id": "fake-model", "name": "Fake Model", "reasoning": False}],
+                }
+            }
+        }
+        (agent / "models.json").write_text(json.dumps(models, indent=1))
+        settings = {
+            "defaultProvider": "fake",
+            "defaultModel": "fake-model",
+            "enableInstallTelemetry": False,
+            # the "What's new" notes of a first start after an update
+            "lastChangelogVersion": self.version(),
+        }
+        (agent / "settings.json").write_text(json.dumps(settings, indent=1))
+        (agent / "extensions" / "lab-gate.ts").write_text(EXTENSION.read_text())
+        argv = [str(self.binary())]
+        if scenario.options.get("gone_session"):
+            argv += ["--session", str(self._gone_session(dirs))]
+        env = self.env(dirs, PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1", PI_TELEMETRY="0")
+        return argv, env
+
+    @staticmethod
+    def _gone_session(dirs: RunDirs) -> Path:
+        """A session file whose folder no longer exists (a project moved or deleted)."""
+        path = dirs.root / "old-session.jsonl"
+        header = {
+            "type": "session",
+            "version": 3,
+            "id": "01a2323f-509d-711e-8748-00000000a1ab",
+            "timestamp": "2026-11-30T10:00:00.000Z",
+            "cwd": str(dirs.root / GONE),
+        }
+        message = {
+            "type": "message",
+            "id": "a1ab0001",
+            "parentId": None,
+            "timestamp": "2026-11-30T10:00:01.000Z",
+            "message": {
+                "role": "user",
+                "content": [{"type": "text", "text": st.P_TEXT}],
+                "timestamp": 1796000000000,
+            },
+        }
+        path.write_text(json.dumps(header) + "\n" + json.dumps(message) + "\n")
+        return path
+
+    def build(self, s: Shapes) -> list[Scenario]:
+        running = s.working("approved; command running")
+        return [
+            s.startup("launch; input box ready (the lab's gate extension loaded)"),
+            s.text(),
+            *s.approvals(
+                what="the gate's command select",
+                approved="the gate's command select approved (Yes)",
+                dialog=s.blocked(RUN_ASK, "an extension's select before the command"),
+                first_option="Yes",
+                working=running,
+                reject=down(3, "choose No"),
+            ),
+            s.dialog_turn(
+                "bash_why",
+                "command refused with a reason typed into the gate's text field (ctx.ui.input)",
+                st.P_BASH,
+                s.blocked(RUN_ASK, "an extension's select before the command"),
+                down(2, "choose No, and tell Pi why"),
+                [
+                    s.blocked(WHY_ASK, "an extension's text field: why not?"),
+                    Type("not on this branch", "the reason"),
+                    Keys(("Enter",), "submit the reason"),
+                ],
+            ),
+            s.sc(
+                "bash_interrupt",
+                "a command approved, then interrupted with Esc while it runs",
+                s.start(),
+                s.ask(P_SLOW),
+                s.blocked(RUN_ASK, "an extension's select before the command"),
+                Keys(("Enter",), "Yes"),
+                Expect("working", RUNNING, "the command runs (Elapsed)", settle=1.5),
+                Keys(("Escape",), "interrupt with Esc"),
+                s.back("interrupted; back at the input box"),
+            ),
+            s.sc(
+                "interrupt_esc",
+                "long streamed answer interrupted with Esc",
+                s.start(),
+                s.ask(st.P_ESSAY),
+                Expect(None, Cue("Terminals began"), "answer streaming", settle=1.5),
+                Keys(("Escape",), "interrupt with Esc"),
+                s.back("interrupted; back at the input box"),
+            ),
+            s.sc(
+                "interrupt_ctrlc",
+                "Ctrl-C while the answer streams only clears the input box (a draft typed "
+                "meanwhile): still working; Esc then interrupts",
+                s.start(),
+                s.ask(st.P_ESSAY),
+                Expect(None, Cue("Terminals began"), "answer streaming", settle=1.0),
+                Type(STEER, "a draft typed while it works"),
+                Expect(
+                    "working",
+                    Cue(LOADER + "(?s:.*)" + STEER, absent=HINTS),
+                    "a draft in the input box while it works",
+                ),
+                Keys(("C-c",), "Ctrl-C"),
+                Expect(
+                    "working",
+                    Cue(LOADER, absent=STEER + "|" + HINTS),
+                    "Ctrl-C cleared the draft; the answer streams on",
+                    settle=2.0,
+                ),
+                Keys(("Escape",), "interrupt with Esc"),
+                s.back("interrupted; back at the input box"),
+            ),
+            s.edit_write(
+                "the edit confirmed (ctx.ui.confirm), then the new file allowed (ctx.ui.select)",
+                s.blocked(EDIT_ASK, "an extension's confirm before the edit"),
+                Keys(("Enter",), "Yes"),
+                s.working("edit approved"),
+                s.blocked(CREATE_ASK, "an extension's select before the new file"),
+            ),
+            s.dialog_turn(
+                "write_editor",
+                "the new file's content edited first in the gate's editor (ctx.ui.editor)",
+                P_NOTES,
+                s.blocked(CREATE_ASK, "an extension's select before the new file"),
+                down(1, "choose Edit the content first"),
+                [
+                    s.blocked(CONTENT_EDITOR, "an extension's editor with the content"),
+                    Keys(("Enter",), "submit the content as it is"),
+                ],
+            ),
+            s.dialog_turn(
+                "question",
+                "the model asks through an extension's question tool (ctx.ui.custom)",
+                st.P_QUESTION,
+                s.blocked(QUESTION, "an extension's own question component"),
+                Keys(("Down", "Enter"), "choose SQLite"),
+                s.working("answered; the model goes on"),
+            ),
+            *s.answers(
+                "thinking streamed before the answer",
+                "a long answer that scrolls",
+            ),
+            s.draft(DRAFT_IDLE),
+            s.startup_dialog(
+                "session_cwd",
+                "Pi's own question: the resumed session's folder is gone",
+                CWD_GONE,
+                gone_session=True,
+            ),
+        ]

@@ -1,0 +1,118 @@
+"""Qwen Code (@qwen-code/qwen-code, a Gemini CLI fork) against the fake OpenAI chat server."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+from osf_tmux.agents.hooks import hooks_table
+from tools.agentlab import stories as st
+from tools.agentlab.actions import Cue, Keys
+from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
+from tools.agentlab.shapes import Shapes, Ui
+
+# "⠏ Thinking... (3s · esc to cancel)", "(1s · ↓ 28 tokens · esc to cancel)"
+SPINNER = r"esc to cancel\)"
+ASKING = (
+    r"Allow execution of|Apply this change\?|Do you want to proceed\?"
+    r"|Waiting for user confirmation"
+)
+IDLE = Cue(r"Type your message or @path/to/file", absent=SPINNER + "|" + ASKING, tail=8)
+WORKING = Cue(SPINNER)
+APPROVAL = Cue(r"(?:Allow execution of|Apply this change\?)[\s\S]*Yes, allow once")
+TRUST = Cue(r"Do you trust (?:this folder|the files in this folder)")
+DRAFT_IDLE = Cue(r"> +Do you want to proceed", absent=SPINNER)
+# Qwen's shell tool refuses `sleep N` ("Blocked: sleep 3 followed by ..."): python sleeps.
+COMMAND = 'rm -rf build && python3 -c "import time; time.sleep(2)" && echo done'
+
+
+class Qwen(AgentSpec):
+    name = "qwen"
+    folder = "qwen"  # captures/qwen-<version>-lab
+    turns = (st.bash_turn(COMMAND),)
+    # The fork keeps Gemini's habits: an Enter right after typed text can be taken as part of a
+    # paste, and answer text streams without the spinner line at times.
+    ui = Ui(
+        idle=IDLE,
+        working=WORKING,
+        submit_pause=0.7,
+        done_settle=1.0,
+        done_quiet=True,
+        dialog_settle=1.2,
+        stream_settle=1.0,
+    )
+
+    def binary(self) -> Path:
+        return npm_bin("qwen", "qwen")
+
+    def read_version(self) -> str:
+        return package_version(
+            npm_prefix("qwen") / "node_modules" / "@qwen-code" / "qwen-code" / "package.json"
+        )
+
+    def build(self, s: Shapes) -> list[Scenario]:
+        approve = Keys(("Enter",), "1. Yes, allow once")
+        return [
+            s.startup("launch; input box ready"),
+            s.text(),
+            *s.approvals(
+                what="shell confirmation",
+                approved="shell confirmation approved (Yes, allow once)",
+                dialog=s.blocked(APPROVAL, "Allow execution of: 'rm'? selection"),
+                first_option="1. Yes, allow once",
+                working=s.working("approved; command running"),
+            ),
+            *s.interrupts(),
+            s.edit_write(
+                "edit confirmation, then new-file confirmation, both approved",
+                edit=s.blocked(APPROVAL, "edit confirmation (Apply this change?)"),
+                approve=approve,
+                between=s.working("edit approved", Cue(SPINNER, absent=APPROVAL.pattern)),
+                write=s.blocked(APPROVAL, "new-file confirmation (write_file)"),
+            ),
+            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            s.draft(DRAFT_IDLE),
+            s.startup_dialog("trust_dialog", "folder trust dialog", TRUST, seed_trust=False),
+            # bash_yes with osf-tmux's hook table installed, each hook logging its payload to
+            # hooks.jsonl in the run directory (`--keep`): which events fire, in which order.
+            s.dialog_turn(
+                "hooks_bash",
+                "shell confirmation approved, osf-tmux's hooks logging their payloads",
+                st.P_BASH,
+                s.blocked(APPROVAL, "Allow execution of: 'rm'? selection"),
+                approve,
+                s.working("approved; command running"),
+                hooks=True,
+            ),
+        ]
+
+    def launch(
+        self, dirs: RunDirs, url: str, scenario: Scenario
+    ) -> tuple[list[str], dict[str, str]]:
+        qwen = dirs.home / ".qwen"
+        qwen.mkdir()
+        trusted = bool(scenario.options.get("seed_trust", True))
+        settings: dict[str, object] = {
+            "security": {
+                "auth": {"selectedType": "openai"},
+                "folderTrust": {"enabled": not trusted},
+            },
+            "model": {"name": "fake-model"},
+            "general": {"enableAutoUpdate": False, "disableAutoUpdate": True},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+            "ide": {"enabled": False, "hasSeenNudge": True},
+            "$version": 4,
+        }
+        if scenario.options.get("hooks"):
+            log = shlex.quote(str(dirs.root / "hooks.jsonl"))
+            settings["hooks"] = hooks_table("qwen", command=f"cat >> {log}; echo >> {log}")
+        (qwen / "settings.json").write_text(json.dumps(settings, indent=1))
+        env = self.env(
+            dirs,
+            OPENAI_API_KEY="sk-fake",
+            OPENAI_BASE_URL=f"{url}/v1",
+            OPENAI_MODEL="fake-model",
+        )
+        return [str(self.binary())], env

@@ -1,0 +1,280 @@
+"""The scenario shapes every agent plays: start-up, a text turn, a command approved and rejected,
+an interrupt, an edit and a new file, long/thinking/ask-back answers, a draft, a start-up
+dialog. Each adapter describes its screen once (`Ui`: the idle and working cues, the words of
+its notes) and picks the shapes that apply; only what is its own stays in its module."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tools.agentlab import stories as st
+from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Sleep, Type, flatten
+from tools.agentlab.script import Script
+
+Steps = Action | list[Action]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    script: Script
+    actions: list[Action]
+    files: dict[str, str] = field(default_factory=dict)  # created in proj before launch
+    options: dict[str, object] = field(default_factory=dict)  # agent-specific switches
+
+
+STREAMING = Cue(r"Terminals began")  # the essay the interrupt scenarios stop midway
+NO_OPTION = PickOption(r"No\b", "choose the No option")  # the digit read off the screen
+
+
+@dataclass(frozen=True)
+class Ui:
+    """What the driver needs to know about an agent's screen to play the shared shapes."""
+
+    idle: Cue  # the input box is ready (and nothing works, nothing asks)
+    working: Cue  # the agent streams, thinks or runs a tool
+    place: str = "input box"  # where the user types: notes say "back at the <place>"
+    ready_note: str = "startup finished, input box ready"
+    working_note: str = "prompt submitted, agent working"
+    start_timeout: float = 60  # first start of a node/python CLI on a loaded machine
+    # Seconds between typing a prompt and Enter: some input boxes take an Enter that follows
+    # typed text closely for part of a paste (Gemini at 200x50).
+    submit_pause: float = 0.0
+    done_settle: float = 1.2  # held after the turn ends, so idle lasts in the capture
+    # The end of a turn also waits for the fake server to be quiet: for agents whose screen
+    # shows no working cue while answer text streams.
+    done_quiet: bool = False
+    dialog_settle: float = 1.5  # held on a dialog, so its redraws are in the capture
+    stream_settle: float = 1.5  # streaming time before an interrupt
+
+
+class Shapes:
+    """Scenario builders bound to one agent's script and screen."""
+
+    def __init__(self, script: Script, ui: Ui) -> None:
+        self.script = script
+        self.ui = ui
+
+    # -- the pieces scenarios are made of ------------------------------------------------------
+    def sc(self, name: str, desc: str, *steps: Steps, **options: object) -> Scenario:
+        """A scenario of this agent's script, played in the shared project."""
+        return Scenario(name, desc, self.script, flatten(steps), st.PROJECT_FILES, dict(options))
+
+    def start(self) -> list[Action]:
+        ui = self.ui
+        return [Expect("idle", ui.idle, ui.ready_note, timeout=ui.start_timeout, settle=0.8)]
+
+    def ask(self, prompt: str) -> list[Action]:
+        pause: list[Action] = [Sleep(self.ui.submit_pause)] if self.ui.submit_pause else []
+        return [
+            Type(prompt),
+            *pause,
+            Keys(("Enter",), "submit prompt"),
+            Expect("working", self.ui.working, self.ui.working_note),
+        ]
+
+    def done(self, note: str | None = None) -> Expect:
+        ui = self.ui
+        return Expect(
+            "idle",
+            ui.idle,
+            note or f"turn finished, back at the {ui.place}",
+            settle=ui.done_settle,
+            server_quiet=ui.done_quiet,
+        )
+
+    def back(self, note: str) -> Expect:
+        """Idle again after the turn was cut short (no answer left to wait for)."""
+        return Expect("idle", self.ui.idle, note, settle=self.ui.done_settle)
+
+    def blocked(self, cue: Cue, note: str) -> Expect:
+        return Expect("blocked", cue, note, settle=self.ui.dialog_settle)
+
+    def working(self, note: str, cue: Cue | None = None) -> Expect:
+        return Expect("working", cue or self.ui.working, note)
+
+    # -- scenario shapes -----------------------------------------------------------------------
+    def startup(self, desc: str) -> Scenario:
+        return self.sc("startup", desc, self.start())
+
+    def text(self, desc: str = "a streamed text answer") -> Scenario:
+        return self.sc("text", desc, self.start(), self.ask(st.P_TEXT), self.done())
+
+    def dialog_turn(
+        self,
+        name: str,
+        desc: str,
+        prompt: str,
+        dialog: Expect,
+        answer: Action,
+        after: Steps,
+        start: Steps | None = None,
+        **options: object,
+    ) -> Scenario:
+        """Ask; a dialog comes up; answer it; what follows; the turn ends."""
+        return self.sc(
+            name,
+            desc,
+            self.start() if start is None else start,
+            self.ask(prompt),
+            dialog,
+            answer,
+            after,
+            self.done(),
+            **options,
+        )
+
+    def approvals(
+        self,
+        *,
+        what: str,
+        approved: str,
+        dialog: Expect,
+        first_option: str,
+        working: Expect,
+        approve: Action | None = None,
+        reject: Action | None = NO_OPTION,
+        esc: bool = True,
+    ) -> list[Scenario]:
+        """A command's approval dialog approved (Enter on its first option unless `approve`
+        says otherwise), rejected with Esc, and rejected by choosing No (`reject`; None = the
+        dialog has no such choice): bash_yes, bash_esc, bash_no. `what` the dialog is called."""
+        out = [
+            self.dialog_turn(
+                "bash_yes",
+                approved,
+                st.P_BASH,
+                dialog,
+                approve or Keys(("Enter",), first_option),
+                working,
+            )
+        ]
+        place = self.ui.place
+        if esc:
+            out.append(
+                self.sc(
+                    "bash_esc",
+                    f"{what} rejected with Esc",
+                    self.start(),
+                    self.ask(st.P_BASH),
+                    dialog,
+                    Keys(("Escape",), "reject with Esc"),
+                    self.done(f"rejected with Esc; back at the {place}"),
+                )
+            )
+        if reject is not None:
+            out.append(
+                self.sc(
+                    "bash_no",
+                    f"{what} rejected by choosing No",
+                    self.start(),
+                    self.ask(st.P_BASH),
+                    dialog,
+                    reject,
+                    self.done(f"rejected with No; back at the {place}"),
+                )
+            )
+        return out
+
+    def interrupts(
+        self, streaming: Expect | None = None, keys: tuple[str, ...] = ("Escape", "C-c")
+    ) -> list[Scenario]:
+        """A long streamed answer interrupted with Esc (interrupt_esc) and with Ctrl-C
+        (interrupt_ctrlc); `streaming` is what is waited for before the key (default: the
+        essay's first words on screen, no label)."""
+        seen = streaming or Expect(
+            None, STREAMING, "answer streaming", settle=self.ui.stream_settle
+        )
+        named = {"Escape": ("interrupt_esc", "Esc"), "C-c": ("interrupt_ctrlc", "Ctrl-C")}
+        out = []
+        for key in keys:
+            name, said = named[key]
+            out.append(
+                self.sc(
+                    name,
+                    f"long streamed answer interrupted with {said}",
+                    self.start(),
+                    self.ask(st.P_ESSAY),
+                    seen,
+                    Keys((key,), f"interrupt with {said}"),
+                    self.back(f"interrupted; back at the {self.ui.place}"),
+                )
+            )
+        return out
+
+    def edit_write(
+        self,
+        desc: str,
+        edit: Expect,
+        approve: Action,
+        between: Expect,
+        write: Expect,
+        after: Steps | None = None,
+    ) -> Scenario:
+        """The edit of app.py and the new NOTES.md, each approved with `approve`; `between` is
+        what shows between the two dialogs, `after` what follows the second (default nothing)."""
+        return self.sc(
+            "edit_write",
+            desc,
+            self.start(),
+            self.ask(st.P_EDIT),
+            edit,
+            approve,
+            between,
+            write,
+            approve,
+            [] if after is None else after,
+            self.done(),
+        )
+
+    def answers(self, thinking: str, long_output: str) -> list[Scenario]:
+        """The scenarios that are one plain turn (ask, the agent answers, idle): long_output,
+        thinking, ask_back."""
+        start, ask, done = self.start, self.ask, self.done
+        return [
+            self.sc("long_output", long_output, start(), ask(st.P_LONG), done()),
+            self.sc("thinking", thinking, start(), ask(st.P_THINK), done()),
+            self.sc(
+                "ask_back",
+                "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",
+                start(),
+                ask(st.P_ASKBACK),
+                done("turn finished; answer ends with a question"),
+            ),
+        ]
+
+    def draft(
+        self, cue: Cue, into: str = "into the input box", at: str = "in the input box"
+    ) -> Scenario:
+        """Prompt phrases typed, never sent: still idle. `cue` must see the draft itself."""
+        return self.sc(
+            "draft",
+            f"prompt phrases typed {into}, never sent (idle)",
+            self.start(),
+            Type(st.DRAFT, "draft with prompt phrases, not sent"),
+            Expect("idle", cue, f"draft {at}; still idle", settle=2.0),
+        )
+
+    def startup_dialog(
+        self,
+        name: str,
+        what: str,
+        cue: Cue,
+        note: str | None = None,
+        timeout: float | None = None,
+        **options: object,
+    ) -> Scenario:
+        """A dialog at start-up, left unanswered (the option that seeds its answer is off)."""
+        return self.sc(
+            name,
+            f"start-up: {what} left unanswered",
+            Expect(
+                "blocked",
+                cue,
+                note or f"{what} at start-up",
+                timeout=self.ui.start_timeout if timeout is None else timeout,
+                settle=2.5,
+            ),
+            **options,
+        )
