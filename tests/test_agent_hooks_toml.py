@@ -160,7 +160,7 @@ def test_tables_rewritten_by_the_agent_are_still_found(tmp_path: Path) -> None:
     command = agent_hooks.report_command("kimi")
     rewritten = 'default_model = "k"\n' + "".join(
         f"[[hooks]]\ncommand = {tomllib_str(command)}\nevent = {tomllib_str(e)}\ntimeout = 10\n"
-        "matcher = \"\"\n"
+        'matcher = ""\n'
         for e in kimi.EVENTS
     )
     path.parent.mkdir(parents=True)
@@ -188,7 +188,7 @@ def test_a_broken_file_is_refused_and_left_alone(tmp_path: Path, broken: str) ->
     path.parent.mkdir(parents=True)
     path.write_bytes(broken.encode("latin-1") if broken.startswith("\xff") else broken.encode())
     before = path.read_bytes()
-    with pytest.raises(HooksError, match="nothing was changed|Nothing was changed"):
+    with pytest.raises(HooksError, match=r"[Nn]othing was changed"):
         plan_install("kimi", env)
     assert path.read_bytes() == before
     assert not agent_hooks.backup_path(path).exists()
@@ -198,7 +198,7 @@ def test_a_broken_file_is_refused_and_left_alone(tmp_path: Path, broken: str) ->
     "other_form",
     [
         'hooks = [{event = "Stop", command = "x"}]\n',  # an inline array: no [[hooks]] after it
-        'a = 1\n[hooks]\n',  # hmm: a table
+        "a = 1\n[hooks]\n",  # hmm: a table
     ],
 )
 def test_hooks_in_another_form_are_refused(tmp_path: Path, other_form: str) -> None:

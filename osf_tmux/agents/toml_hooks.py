@@ -11,6 +11,7 @@ with a message."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sys
@@ -69,7 +70,9 @@ def load_toml(path: Path, raw: bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise HooksError(f"{path} is not UTF-8 text; nothing was changed") from None
     except tomllib.TOMLDecodeError as exc:
-        raise HooksError(f"{path} is not valid TOML ({exc}); fix it and run this again. Nothing was changed.") from None
+        raise HooksError(
+            f"{path} is not valid TOML ({exc}); fix it and run this again. Nothing was changed."
+        ) from None
 
 
 def _hooks_of(path: Path, data: Mapping[str, Any]) -> list[Any]:
@@ -100,7 +103,7 @@ def _segments(text: str) -> list[tuple[bool, str]]:
             starts.append(start)
     starts.append(len(lines))
     out = []
-    for a, b in zip(starts, starts[1:]):
+    for a, b in itertools.pairwise(starts):
         chunk = lines[a:b]
         header = next((ln for ln in chunk if ln.strip() and not ln.lstrip().startswith("#")), "")
         out.append((bool(_HOOKS_HEADER.match(header.rstrip("\r\n"))), "".join(chunk)))

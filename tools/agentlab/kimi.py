@@ -17,9 +17,14 @@ SPINNER = r"[🌑🌒🌓🌔🌕🌖🌗🌘]|^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]
 BOX = r"▲/▼ select +1/2/3/4 choose +↵ confirm"
 IDLE = Cue(r"── input ─", absent=SPINNER + "|" + BOX)
 WORKING = Cue(SPINNER, absent=BOX)
-APPROVAL = Cue(r"╭─ approval ─[\s\S]*\[1\] Approve once[\s\S]*" + BOX)
+# A panel is drawn once its bottom edge is followed by the footer's rule: a pipe read can end
+# in the middle of the frame that draws it.
+PANEL_END = r"\n╰─{8,}╯ *\n─{8,}"
+APPROVAL = Cue(r"╭─ approval ─[\s\S]*\[1\] Approve once[\s\S]*" + BOX + r"[^\n]*" + PANEL_END)
 DRAFT_IDLE = Cue(r"Do you want to proceed", absent=SPINNER)
-QUESTION = Cue(r"Which database should the app use\?[\s\S]*PostgreSQL[\s\S]*SQLite", absent=SPINNER)
+QUESTION = Cue(
+    r"Which database should the app use\?[\s\S]*PostgreSQL[\s\S]*SQLite[\s\S]*" + PANEL_END
+)
 
 CONFIG = """\
 default_model = "fake"

@@ -21,12 +21,16 @@ STARTING = r"Initializing…|Ctrl\+C to cancel last queued"
 BOX = r"↑↓/jk navigate +Enter select +Esc reject"
 # Ready: the footer shows the context use once the app server (the agent) answers; the input
 # box is drawn (and takes text) long before.
-IDLE = Cue(r"tokens \(\d+%\)\s*$", absent=SPINNER + "|" + STARTING + "|" + BOX, tail=6)
+IDLE = Cue(r"tokens \(\d+%\)\s*$", absent=SPINNER + "|" + STARTING + "|" + BOX + "|└─{8,}┘", tail=6)
 WORKING = Cue(SPINNER, absent=BOX)
-APPROVAL = Cue(r"Permission for the [\s\S]*1\. Allow once[\s\S]*" + BOX)
+# A box is drawn once its bottom edge is there: a pipe read can end in the middle of its frame.
+BOX_END = r"[^\n]*\n└─{8,}┘"
+APPROVAL = Cue(r"Permission for the [\s\S]*1\. Allow once[\s\S]*" + BOX + BOX_END)
 DRAFT_IDLE = Cue(r"> Do you want to proceed", absent=SPINNER)
-QUESTION = Cue(r"Which database should the app use\?[\s\S]*PostgreSQL[\s\S]*SQLite", absent=SPINNER)
-TRUST = Cue(r"Trust this folder\?|Trust folder or repository\?")
+QUESTION = Cue(
+    r"Which database should the app use\?[\s\S]*1\. PostgreSQL[\s\S]*↑↓/jk navigate" + BOX_END
+)
+TRUST = Cue(r"(?:Trust this folder\?|Trust folder or repository\?)[\s\S]*└─{8,}┘")
 
 CONFIG = """\
 active_model = "fake"
@@ -60,7 +64,9 @@ class Vibe(AgentSpec):
         return venv_bin("vibe", "vibe")
 
     def read_version(self) -> str:
-        found = sorted((lab_home() / "vibe-venv").glob("lib/*/site-packages/mistral_vibe-*.dist-info"))
+        found = sorted(
+            (lab_home() / "vibe-venv").glob("lib/*/site-packages/mistral_vibe-*.dist-info")
+        )
         return found[-1].name.removesuffix(".dist-info").split("-")[1] if found else "unknown"
 
     def build(self, s: Shapes) -> list[Scenario]:
@@ -74,7 +80,9 @@ class Vibe(AgentSpec):
             *s.approvals(
                 what="permission box",
                 approved="permission box approved (1. Allow once)",
-                dialog=s.blocked(APPROVAL, "Permission for the bash tool: 1. Allow once ... 4. Deny"),
+                dialog=s.blocked(
+                    APPROVAL, "Permission for the bash tool: 1. Allow once ... 4. Deny"
+                ),
                 first_option="1. Allow once",
                 working=s.working("approved; command running"),
                 reject=PickOption(r"Deny\b", "choose 4. Deny"),
