@@ -15,8 +15,10 @@ from tools.agentlab.shapes import Shapes, Ui
 
 SPINNER = r"[🌑🌒🌓🌔🌕🌖🌗🌘]|^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] "
 BOX = r"▲/▼ select +1/2/3/4 choose +↵ confirm"
+# Any panel (approval, question) is up: the tool's spinner row keeps turning above it.
+PANEL = r"^╭─ (?:approval|question) ─"
 IDLE = Cue(r"── input ─", absent=SPINNER + "|" + BOX)
-WORKING = Cue(SPINNER, absent=BOX)
+WORKING = Cue(SPINNER, absent=BOX + "|" + PANEL)
 # A panel is drawn once its bottom edge is followed by the footer's rule: a pipe read can end
 # in the middle of the frame that draws it.
 PANEL_END = r"\n╰─{8,}╯ *\n─{8,}"
@@ -77,7 +79,7 @@ class Kimi(AgentSpec):
                 "edit approval, then new-file approval, both approved",
                 edit=s.blocked(APPROVAL, "approval for the edit of app.py"),
                 approve=approve,
-                between=s.working("edit approved", Cue(SPINNER, absent=BOX)),
+                between=s.working("edit approved", WORKING),
                 write=s.blocked(APPROVAL, "approval for the new NOTES.md"),
             ),
             s.dialog_turn(

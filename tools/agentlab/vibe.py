@@ -22,7 +22,8 @@ BOX = r"↑↓/jk navigate +Enter select +Esc reject"
 # Ready: the footer shows the context use once the app server (the agent) answers; the input
 # box is drawn (and takes text) long before.
 IDLE = Cue(r"tokens \(\d+%\)\s*$", absent=SPINNER + "|" + STARTING + "|" + BOX + "|└─{8,}┘", tail=6)
-WORKING = Cue(SPINNER, absent=BOX)
+# A box (permission, question) is up: the tool's spinner row keeps turning above it.
+WORKING = Cue(SPINNER, absent=r"└─{8,}┘")
 # A box is drawn once its bottom edge is there: a pipe read can end in the middle of its frame.
 BOX_END = r"[^\n]*\n└─{8,}┘"
 APPROVAL = Cue(r"Permission for the [\s\S]*1\. Allow once[\s\S]*" + BOX + BOX_END)
@@ -94,7 +95,7 @@ class Vibe(AgentSpec):
                     "edit permission, then new-file permission, both approved (agent `ask`)",
                     edit=s.blocked(APPROVAL, "Permission for the edit tool"),
                     approve=approve,
-                    between=s.working("edit approved", Cue(SPINNER, absent=BOX)),
+                    between=s.working("edit approved", WORKING),
                     write=s.blocked(APPROVAL, "Permission for the write_file tool"),
                 ),
                 options={"agent": "ask"},
