@@ -185,6 +185,9 @@ def test_answer_keys(manifest: Manifest) -> None:
     assert answer is not None
     assert answer.keys("yes") == ("1",) and answer.keys("no") == ("3",)
     assert answer.keys("2") == ("2",)
+    # the question panel refuses with Esc: its digits pick options
+    question_rule = next(r for r in manifest.rules if r.id == "question-panel")
+    assert question_rule.answer is not None and question_rule.answer.keys("no") == ("Escape",)
 
 
 # ---- identification ---------------------------------------------------------------------------

@@ -17,7 +17,8 @@ SPINNER = r"[🌑🌒🌓🌔🌕🌖🌗🌘]|^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]
 BOX = r"▲/▼ select +1/2/3/4 choose +↵ confirm"
 # Any panel (approval, question) is up: the tool's spinner row keeps turning above it.
 PANEL = r"^╭─ (?:approval|question) ─"
-IDLE = Cue(r"── input ─", absent=SPINNER + "|" + BOX)
+IDLE = Cue(r"[─╌]{2} input\b", absent=SPINNER + "|" + BOX)
+PLAN_IDLE = Cue(r"╌╌ input · plan ╌", absent=SPINNER + "|" + BOX)
 WORKING = Cue(SPINNER, absent=BOX + "|" + PANEL)
 # A panel is drawn once its bottom edge is followed by the footer's rule: a pipe read can end
 # in the middle of the frame that draws it.
@@ -92,6 +93,15 @@ class Kimi(AgentSpec):
             ),
             *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
             s.draft(DRAFT_IDLE),
+            # Plan mode (`--plan`): the input header turns dashed, `╌╌ input · plan ╌╌`.
+            s.sc(
+                "plan_mode",
+                "started in plan mode (--plan); a text turn",
+                Expect("idle", PLAN_IDLE, "plan mode; input box ready", timeout=60, settle=0.8),
+                s.ask(st.P_TEXT),
+                s.done(),
+                plan=True,
+            ),
             s.dialog_turn(
                 "hooks_bash",
                 "approval box approved, osf-tmux's hooks logging their payloads",
@@ -113,4 +123,7 @@ class Kimi(AgentSpec):
             log = shlex.quote(str(dirs.root / "hooks.jsonl"))
             config += render(toml_entries(f"cat >> {log}; echo >> {log}"))
         (kimi / "config.toml").write_text(config)
-        return [str(self.binary())], self.env(dirs)
+        argv = [str(self.binary())]
+        if scenario.options.get("plan"):
+            argv.append("--plan")
+        return argv, self.env(dirs)

@@ -31,7 +31,7 @@ DRAFT_IDLE = Cue(r"> Do you want to proceed", absent=SPINNER)
 QUESTION = Cue(
     r"Which database should the app use\?[\s\S]*1\. PostgreSQL[\s\S]*↑↓/jk navigate" + BOX_END
 )
-TRUST = Cue(r"(?:Trust this folder\?|Trust folder or repository\?)[\s\S]*└─{8,}┘")
+TRUST = Cue(r"(?:Trust this folder\?|Trust folder or repository\?)[\s\S]*╰─{8,}╯[\s\S]*▁{8,}")
 
 CONFIG = """\
 active_model = "fake"
