@@ -63,6 +63,10 @@ SCENARIOS: dict[str, list[str]] = {
                  "mini_bash_yes"],
     "kilo": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_always",
              "bash_interrupt", "edit_write", "question", "interrupt_esc", "draft"],
+    "vibe": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "edit_write",
+             "interrupt_esc", "question", "draft", "trust_dialog"],
+    "kimi": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "edit_write",
+             "interrupt_esc", "question", "draft"],
 }  # fmt: skip
 CASES = [(agent, scen, WIDE) for agent, names in SCENARIOS.items() for scen in names] + [
     (agent, scen, SMALL) for agent in SCENARIOS for scen in ("bash_yes", "draft")

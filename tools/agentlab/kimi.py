@@ -1,0 +1,129 @@
+"""Kimi CLI (`kimi-cli` on PyPI, a prompt_toolkit TUI whose process renames itself `Kimi Code`)
+against the fake OpenAI chat completions server (`openai_legacy` provider)."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from osf_tmux.agents.kimi import toml_entries
+from osf_tmux.agents.toml_hooks import render
+from tools.agentlab import stories as st
+from tools.agentlab.actions import Cue, Expect, Keys
+from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, venv_bin
+from tools.agentlab.shapes import Shapes, Ui
+
+SPINNER = r"[🌑🌒🌓🌔🌕🌖🌗🌘]|^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] "
+BOX = r"▲/▼ select +1/2/3/4 choose +↵ confirm"
+# Any panel (approval, question) is up: the tool's spinner row keeps turning above it.
+PANEL = r"^╭─ (?:approval|question) ─"
+IDLE = Cue(r"[─╌]{2} input\b", absent=SPINNER + "|" + BOX)
+PLAN_IDLE = Cue(r"╌╌ input · plan ╌", absent=SPINNER + "|" + BOX)
+WORKING = Cue(SPINNER, absent=BOX + "|" + PANEL)
+# A panel is drawn once its bottom edge is followed by the footer's rule: a pipe read can end
+# in the middle of the frame that draws it.
+PANEL_END = r"\n╰─{8,}╯ *\n─{8,}"
+APPROVAL = Cue(r"╭─ approval ─[\s\S]*\[1\] Approve once[\s\S]*" + BOX + r"[^\n]*" + PANEL_END)
+DRAFT_IDLE = Cue(r"Do you want to proceed", absent=SPINNER)
+QUESTION = Cue(
+    r"Which database should the app use\?[\s\S]*PostgreSQL[\s\S]*SQLite[\s\S]*" + PANEL_END
+)
+
+CONFIG = """\
+default_model = "fake"
+default_yolo = false
+telemetry = false
+
+[providers.fake]
+type = "openai_legacy"
+base_url = "{url}/v1"
+api_key = "sk-fake"
+
+[models.fake]
+provider = "fake"
+model = "fake-model"
+max_context_size = 128000
+"""
+
+
+class Kimi(AgentSpec):
+    name = "kimi"
+    folder = "kimi"  # captures/kimi-<version>-lab
+    ui = Ui(idle=IDLE, working=WORKING)
+
+    def binary(self) -> Path:
+        return venv_bin("kimi", "kimi")
+
+    def read_version(self) -> str:
+        found = sorted((lab_home() / "kimi-venv").glob("lib/*/site-packages/kimi_cli-*.dist-info"))
+        return found[-1].name.removesuffix(".dist-info").split("-")[1] if found else "unknown"
+
+    def build(self, s: Shapes) -> list[Scenario]:
+        approve = Keys(("Enter",), "[1] Approve once")
+        return [
+            s.startup("launch; input box ready"),
+            s.text(),
+            *s.approvals(
+                what="approval box",
+                approved="approval box approved ([1] Approve once)",
+                dialog=s.blocked(APPROVAL, "approval: Shell is requesting approval to run command"),
+                first_option="[1] Approve once",
+                working=s.working("approved; command running"),
+                reject=Keys(("3",), "press 3 ([3] Reject)"),
+            ),
+            # Kimi keeps an answer's text back until its block is done ("Composing... 2s · 40
+            # tokens" meanwhile): the essay is interrupted once tokens flow.
+            *s.interrupts(
+                Expect(None, Cue(r"Composing\.\.\. [1-9]\d*s · \d+ tokens"), "answer streaming")
+            ),
+            s.edit_write(
+                "edit approval, then new-file approval, both approved",
+                edit=s.blocked(APPROVAL, "approval for the edit of app.py"),
+                approve=approve,
+                between=s.working("edit approved", WORKING),
+                write=s.blocked(APPROVAL, "approval for the new NOTES.md"),
+            ),
+            s.dialog_turn(
+                "question",
+                "AskUserQuestion: a question with options, first option chosen",
+                st.P_QUESTION,
+                s.blocked(QUESTION, "Which database should the app use? with its options"),
+                Keys(("Enter",), "choose the first option"),
+                s.working("answered; agent working"),
+            ),
+            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            s.draft(DRAFT_IDLE),
+            # Plan mode (`--plan`): the input header turns dashed, `╌╌ input · plan ╌╌`.
+            s.sc(
+                "plan_mode",
+                "started in plan mode (--plan); a text turn",
+                Expect("idle", PLAN_IDLE, "plan mode; input box ready", timeout=60, settle=0.8),
+                s.ask(st.P_TEXT),
+                s.done(),
+                plan=True,
+            ),
+            s.dialog_turn(
+                "hooks_bash",
+                "approval box approved, osf-tmux's hooks logging their payloads",
+                st.P_BASH,
+                s.blocked(APPROVAL, "approval: Shell is requesting approval to run command"),
+                approve,
+                s.working("approved; command running"),
+                hooks=True,
+            ),
+        ]
+
+    def launch(
+        self, dirs: RunDirs, url: str, scenario: Scenario
+    ) -> tuple[list[str], dict[str, str]]:
+        kimi = dirs.home / ".kimi"
+        kimi.mkdir()
+        config = CONFIG.format(url=url)
+        if scenario.options.get("hooks"):
+            log = shlex.quote(str(dirs.root / "hooks.jsonl"))
+            config += render(toml_entries(f"cat >> {log}; echo >> {log}"))
+        (kimi / "config.toml").write_text(config)
+        argv = [str(self.binary())]
+        if scenario.options.get("plan"):
+            argv.append("--plan")
+        return argv, self.env(dirs)

@@ -1,0 +1,140 @@
+"""Mistral Vibe (`mistral-vibe` on PyPI: `vibe` starts the Rust TUI `vibe-rs`, which runs the
+Python `vibe-app-server` as its child) against the fake OpenAI chat completions server."""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+from pathlib import Path
+
+from osf_tmux.agents.toml_hooks import render
+from osf_tmux.agents.vibe import toml_entries
+from tools.agentlab import stories as st
+from tools.agentlab.actions import Cue, Keys, PickOption
+from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, venv_bin
+from tools.agentlab.shapes import Shapes, Ui
+
+# The row above the input box while a turn runs: "⠇  Generating… (1s Esc/Ctrl+C to interrupt)";
+# before the app server is up: "⣠ Initializing… (Ctrl+C to cancel last queued message)".
+SPINNER = r"Esc/Ctrl\+C to interrupt\)"
+STARTING = r"Initializing…|Ctrl\+C to cancel last queued"
+BOX = r"↑↓/jk navigate +Enter select +Esc reject"
+# Ready: the footer shows the context use once the app server (the agent) answers; the input
+# box is drawn (and takes text) long before.
+IDLE = Cue(r"tokens \(\d+%\)\s*$", absent=SPINNER + "|" + STARTING + "|" + BOX + "|└─{8,}┘", tail=6)
+# A box (permission, question) is up: the tool's spinner row keeps turning above it.
+WORKING = Cue(SPINNER, absent=r"└─{8,}┘")
+# A box is drawn once its bottom edge is there: a pipe read can end in the middle of its frame.
+BOX_END = r"[^\n]*\n└─{8,}┘"
+APPROVAL = Cue(r"Permission for the [\s\S]*1\. Allow once[\s\S]*" + BOX + BOX_END)
+DRAFT_IDLE = Cue(r"> Do you want to proceed", absent=SPINNER)
+QUESTION = Cue(
+    r"Which database should the app use\?[\s\S]*1\. PostgreSQL[\s\S]*↑↓/jk navigate" + BOX_END
+)
+TRUST = Cue(r"(?:Trust this folder\?|Trust folder or repository\?)[\s\S]*╰─{8,}╯[\s\S]*▁{8,}")
+
+CONFIG = """\
+active_model = "fake"
+enable_update_checks = false
+enable_auto_update = false
+enable_telemetry = false
+enable_notifications = false
+disable_welcome_banner_animation = true
+experimental_enable_model_catalog = false
+
+[[providers]]
+name = "fake"
+api_base = "{url}/v1"
+api_key_env_var = "FAKE_API_KEY"
+api_style = "openai"
+backend = "generic"
+
+[[models]]
+name = "fake-model"
+provider = "fake"
+alias = "fake"
+"""
+
+
+class Vibe(AgentSpec):
+    name = "vibe"
+    folder = "vibe"  # captures/vibe-<version>-lab
+    ui = Ui(idle=IDLE, working=WORKING)
+
+    def binary(self) -> Path:
+        return venv_bin("vibe", "vibe")
+
+    def read_version(self) -> str:
+        found = sorted(
+            (lab_home() / "vibe-venv").glob("lib/*/site-packages/mistral_vibe-*.dist-info")
+        )
+        return found[-1].name.removesuffix(".dist-info").split("-")[1] if found else "unknown"
+
+    def build(self, s: Shapes) -> list[Scenario]:
+        approve = Keys(("Enter",), "1. Allow once")
+        trust = s.startup_dialog(
+            "trust_dialog", "folder trust dialog (an AGENTS.md in the project)", TRUST
+        )
+        return [
+            s.startup("launch; input box ready"),
+            s.text(),
+            *s.approvals(
+                what="permission box",
+                approved="permission box approved (1. Allow once)",
+                dialog=s.blocked(
+                    APPROVAL, "Permission for the bash tool: 1. Allow once ... 4. Deny"
+                ),
+                first_option="1. Allow once",
+                working=s.working("approved; command running"),
+                reject=PickOption(r"Deny\b", "choose 4. Deny"),
+            ),
+            *s.interrupts(),
+            # The default agent (accept-edits) writes files without asking: `ask` asks.
+            dataclasses.replace(
+                s.edit_write(
+                    "edit permission, then new-file permission, both approved (agent `ask`)",
+                    edit=s.blocked(APPROVAL, "Permission for the edit tool"),
+                    approve=approve,
+                    between=s.working("edit approved", WORKING),
+                    write=s.blocked(APPROVAL, "Permission for the write_file tool"),
+                ),
+                options={"agent": "ask"},
+            ),
+            s.dialog_turn(
+                "question",
+                "ask_user_question: a question with options, first option chosen",
+                st.P_QUESTION,
+                s.blocked(QUESTION, "Which database should the app use? with its options"),
+                Keys(("Enter",), "choose the first option"),
+                s.working("answered; agent working"),
+            ),
+            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            s.draft(DRAFT_IDLE),
+            dataclasses.replace(
+                trust, files={**trust.files, "AGENTS.md": "# Agents\n\nKeep answers short.\n"}
+            ),
+            s.dialog_turn(
+                "hooks_bash",
+                "permission box approved, osf-tmux's hooks logging their payloads",
+                st.P_BASH,
+                s.blocked(APPROVAL, "Permission for the bash tool: 1. Allow once ... 4. Deny"),
+                approve,
+                s.working("approved; command running"),
+                hooks=True,
+            ),
+        ]
+
+    def launch(
+        self, dirs: RunDirs, url: str, scenario: Scenario
+    ) -> tuple[list[str], dict[str, str]]:
+        vibe = dirs.home / ".vibe"
+        vibe.mkdir()
+        (vibe / "config.toml").write_text(CONFIG.format(url=url))
+        if scenario.options.get("hooks"):
+            log = shlex.quote(str(dirs.root / "hooks.jsonl"))
+            entries = toml_entries(f"cat >> {log}; echo >> {log}")
+            (vibe / "hooks.toml").write_text(render(entries).lstrip("\n"))
+        argv = [str(self.binary())]
+        if agent := scenario.options.get("agent"):
+            argv += ["--agent", str(agent)]
+        return argv, self.env(dirs, FAKE_API_KEY="sk-fake")
