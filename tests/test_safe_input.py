@@ -148,8 +148,16 @@ def test_a_fresh_blocked_report_refuses_before_the_dialog_is_drawn(
     claude_pane.write(data[: offsets()["idle"]])
     claude_pane.ready("? for shortcuts")
     pane = claude_pane.pane
-    tmux_server.cmd("set-option", "-p", "-t", pane, "@osf_report", f"blocked {time.time()} claude")
-    refused = osf(tmux_server, "send", pane, "hello")
+    # The report is fresh only for the grace (2 s); on a loaded machine the CLI alone can take
+    # longer to start, and then the screen rightly decides. Judge only the tries that were quick.
+    for _ in range(5):
+        sent = time.time()
+        tmux_server.cmd("set-option", "-p", "-t", pane, "@osf_report", f"blocked {sent} claude")
+        refused = osf(tmux_server, "send", pane, "hello")
+        if time.time() - sent < 1.5:
+            break
+    else:
+        pytest.skip("the CLI never answered within the report's grace on this machine")
     assert refused.returncode != 0 and "its hook" in refused.stderr
     # ... but once the report is older than the grace, the screen decides again
     old = time.time() - 10
