@@ -607,6 +607,39 @@ WIDE_DRAFT = """
   ⏸ manual mode on
 """
 
+# The review tab beside the panel: no hint row, the menu is the dialog's bottom element.
+WIDE_REVIEW = """
+● Two decisions first.{PANEL}
+{PANEL}
+{RULE}{PANEL}
+←  ☒ Branch  ☒ Versioning  ✔ Submit  →{PANEL}
+{PANEL}
+Review your answers{PANEL}
+{PANEL}
+ ● Which branch should releases come from?{PANEL}
+   → main{PANEL}
+ ● How should versions be numbered?{PANEL}
+   → SemVer{PANEL}
+{PANEL}
+❯ 1. Submit answers{PANEL}
+  2. Cancel{PANEL}
+{PANEL}
+"""
+
+# Idle beside the panel: the transcript quotes a numbered pointer row and a question, but the
+# input box's two clean full-width rules are on screen.
+WIDE_IDLE_QUOTES = """
+● The review tab showed:{PANEL}
+ ● Which branch should releases come from?{PANEL}
+❯ 1. Submit answers{PANEL}
+  2. Cancel{PANEL}
+{PANEL}
+{RULE}
+❯
+{RULE}
+  ⏸ manual mode on · ? for shortcuts
+"""
+
 BLOCKED = {
     "bypass-warning-2.1": (BYPASS_WARNING_2_1, 80, 24),
     "bypass-warning-2.1-60": (BYPASS_WARNING_2_1, 60, 24),
@@ -633,6 +666,7 @@ BLOCKED = {
     "wide-write": (WIDE_WRITE, 240, 60),
     "wide-question": (WIDE_QUESTION, 240, 60),
     "wide-mcp": (WIDE_MCP, 240, 60),
+    "wide-review": (WIDE_REVIEW, 240, 60),
 }
 
 IDLE = {
@@ -651,6 +685,7 @@ IDLE = {
     "question-answer-quotes": (QUESTION_ANSWER_QUOTES, 80, 24),
     "allow-deny-draft": (ALLOW_DENY_DRAFT, 80, 24),
     "wide-draft": (WIDE_DRAFT, 240, 60),
+    "wide-idle-quotes": (WIDE_IDLE_QUOTES, 240, 60),
 }
 
 WORKING = {
