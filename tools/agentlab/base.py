@@ -91,6 +91,10 @@ class AgentSpec:
     # Turns of this agent's own, searched before the shared stories (a shorter answer, another
     # command): the first turn whose key the prompt contains answers it.
     turns: ClassVar[tuple[Turn, ...]] = ()
+    # Named configurations a user dresses the agent in (`record --config NAME`): a description
+    # and the options merged into every scenario's (the adapter's `launch` reads them). The
+    # captures go to captures/<folder>-<version>-lab-<NAME>/.
+    configs: ClassVar[dict[str, tuple[str, dict[str, object]]]] = {}
 
     def binary(self) -> Path:
         raise NotImplementedError
@@ -108,6 +112,18 @@ class AgentSpec:
     def build(self, shapes: Shapes) -> list[Scenario]:
         """The scenarios, in the order `record --scenario all` plays them."""
         raise NotImplementedError
+
+    def use_version(self, version: str) -> None:
+        """Run another installed release than the default one (`record --agent-version`)."""
+        raise SystemExit(f"{self.name}: the lab installs one version only")
+
+    def use_config(self, options: dict[str, object]) -> None:
+        """A configuration was chosen (`record --config`): an adapter whose cues depend on it
+        (a status line replacing the footer) picks them here, before `build` runs."""
+
+    def version_pinned(self) -> bool:
+        """Whether `use_version` chose a release other than the default install."""
+        return False
 
     # Provided ---------------------------------------------------------------------------------
     def version(self) -> str:

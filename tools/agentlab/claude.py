@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, command_version, lab_home
+from tools.agentlab.base import (
+    AgentSpec,
+    RunDirs,
+    Scenario,
+    command_version,
+    lab_home,
+    package_version,
+)
 from tools.agentlab.shapes import Shapes, Ui
 
 API_KEY = "sk-ant-api03-agentlab-fake-key-0123456789abcdefghij"
@@ -31,28 +40,132 @@ QUESTION_PROMPT = Cue(r"Enter to select")
 TRUST_PROMPT = Cue(r"trust this folder")
 APIKEY_PROMPT = Cue(r"Do you want to use this API key\?")
 DRAFT_IDLE = Cue(r"(?s)Do you want to proceed\?.*(\? for shortcuts|manual mode on)", tail=4)
+# With a custom statusLine (settings.json) the script's output takes the footer's place under
+# the input box: `esc to interrupt` and `? for shortcuts` are never drawn. The lab's status
+# lines all end their last row with the git branch `main`; the spinner row above the box
+# (`✻ Verb… (12s · ↓ 1.2k tokens)`) is then the only working cue, and it is not drawn while
+# answer text streams (2.1.116 on): turns end when the fake server is quiet as well.
+STATUS_IDLE = Cue(
+    r"\bmain\b.*$",
+    absent=r"esc to interrupt|Esc to cancel|Enter to confirm|Enter to select|" + SPINNER,
+    tail=8,
+)
+STATUS_WORKING = Cue(SPINNER, tail=8)
+STATUS_DRAFT_IDLE = Cue(r"(?s)Do you want to proceed\?.*\bmain\b", tail=5)
+
+# The status line scripts the lab writes (python3 reading the JSON Claude Code pipes in), as
+# users write them: one row; two rows; colours and prompt glyphs.
+_STATUS_HEAD = """#!/usr/bin/python3
+import json, os, sys
+try:
+    data = json.load(sys.stdin)
+except ValueError:
+    data = {}
+model = (data.get("model") or {}).get("display_name") or "model"
+cwd = (data.get("workspace") or {}).get("current_dir") or data.get("cwd") or os.getcwd()
+folder = os.path.basename(cwd)
+cost = (data.get("cost") or {}).get("total_cost_usd") or 0
+"""
+STATUS_SCRIPTS = {
+    "one": _STATUS_HEAD + 'print(f"[{model}] {folder} | ${cost:.2f} | main")\n',
+    "two": _STATUS_HEAD
+    + 'print(f"{folder} ({model})")\n'
+    + 'print(f"${cost:.2f} spent · branch main")\n',
+    "color": _STATUS_HEAD
+    + 'print(f"\\033[1;32m➜\\033[0m \\033[36m{folder}\\033[0m '
+    + '\\033[2m[{model}]\\033[0m git:(\\033[31mmain\\033[0m)")\n',
+}
+
 TRUST_ANSWERED = Expect(
     "blocked", TRUST_PROMPT, "trust-folder dialog at start-up", timeout=60, settle=1.5
+)
+
+
+DEFAULT_UI = Ui(
+    idle=IDLE, working=WORKING, place="prompt", ready_note="startup finished, empty prompt box"
+)
+STATUS_UI = Ui(
+    idle=STATUS_IDLE,
+    working=STATUS_WORKING,
+    place="prompt",
+    ready_note="startup finished, empty prompt box over the custom status line",
+    done_quiet=True,
 )
 
 
 class Claude(AgentSpec):
     name = "claude"
     folder = "claude"
-    ui = Ui(
-        idle=IDLE, working=WORKING, place="prompt", ready_note="startup finished, empty prompt box"
-    )
+    ui = DEFAULT_UI
+    configs: ClassVar[dict[str, tuple[str, dict[str, object]]]] = {
+        "statusline1": ("custom statusLine command, one row", {"statusline": "one"}),
+        "statusline2": ("custom statusLine command, two rows", {"statusline": "two"}),
+        "statusline-color": (
+            "custom statusLine command, one row with ANSI colours and a ➜ glyph",
+            {"statusline": "color"},
+        ),
+        "bypass": (
+            "--dangerously-skip-permissions (bypass permissions mode)",
+            {"bypass": True},
+        ),
+        "bypass-statusline1": (
+            "--dangerously-skip-permissions with the one-row custom statusLine",
+            {"bypass": True, "statusline": "one"},
+        ),
+        "vim": ("vim editor mode (/vim: editorMode vim)", {"vim": True}),
+        "theme-light": ("light theme", {"theme": "light"}),
+        "theme-dark": ("dark theme", {"theme": "dark"}),
+        "theme-light-daltonized": (
+            "light theme for colour-blind users",
+            {"theme": "light-daltonized"},
+        ),
+        "theme-dark-daltonized": (
+            "dark theme for colour-blind users",
+            {"theme": "dark-daltonized"},
+        ),
+    }
+    # A release other than the default install (`record --agent-version`, or the
+    # OSF_LAB_CLAUDE_VERSION variable): install.sh's CLAUDE_VERSIONS puts it in npm-claude-<VER>.
+    pinned: str | None = os.environ.get("OSF_LAB_CLAUDE_VERSION") or None
+
+    def use_version(self, version: str) -> None:
+        prefix = lab_home() / f"npm-claude-{version}"
+        if not prefix.is_dir():
+            raise SystemExit(
+                f"claude {version} is not installed in {prefix}: run "
+                f"`CLAUDE_VERSIONS={version} tools/agentlab/install.sh claude`"
+            )
+        self.pinned = version
+        self.__dict__.pop("_version", None)
+
+    def version_pinned(self) -> bool:
+        return self.pinned is not None
+
+    def use_config(self, options: dict[str, object]) -> None:
+        self.ui = STATUS_UI if options.get("statusline") else DEFAULT_UI
 
     def binary(self) -> Path:
-        modules = lab_home() / "npm" / "node_modules" / "@anthropic-ai"
+        prefix = lab_home() / (f"npm-claude-{self.pinned}" if self.pinned else "npm")
+        modules = prefix / "node_modules" / "@anthropic-ai"
         # The native binary lives in the platform package; the wrapper's postinstall (which
-        # would copy it into claude-code/bin) may not have run.
+        # would copy it into claude-code/bin) may not have run. Releases before ~2.1.100 ship
+        # a node bundle, cli.js, instead.
         for candidate in sorted(modules.glob("claude-code-linux-*/claude")):
             return candidate
+        bundle = modules / "claude-code" / "cli.js"
+        if bundle.exists():
+            return bundle
         return modules / "claude-code" / "bin" / "claude.exe"
 
+    def argv0(self) -> list[str]:
+        binary = self.binary()
+        return ["/usr/bin/node", str(binary)] if binary.suffix == ".js" else [str(binary)]
+
     def read_version(self) -> str:
-        return command_version([str(self.binary()), "--version"])
+        binary = self.binary()
+        if binary.suffix == ".js":
+            return package_version(binary.with_name("package.json"))
+        return command_version([str(binary), "--version"])
 
     def build(self, s: Shapes) -> list[Scenario]:
         return [
@@ -96,7 +209,7 @@ class Claude(AgentSpec):
                 "a thinking block streamed before the answer",
                 "a long answer that scrolls the transcript",
             ),
-            s.draft(DRAFT_IDLE),
+            s.draft(STATUS_DRAFT_IDLE if self.ui is STATUS_UI else DRAFT_IDLE),
             s.startup_dialog("trust_dialog", "trust-folder dialog", TRUST_PROMPT, seed_trust=False),
             s.startup_dialog(
                 "apikey_dialog", "custom API key dialog", APIKEY_PROMPT, seed_apikey=False
@@ -135,12 +248,29 @@ class Claude(AgentSpec):
         if opts.get("seed_apikey", True):
             # Claude Code remembers an approved key by its last 20 characters.
             state["customApiKeyResponses"] = {"approved": [API_KEY[-20:]], "rejected": []}
-        (dirs.home / ".claude.json").write_text(json.dumps(state, indent=1))
         settings_dir = dirs.home / ".claude"
         settings_dir.mkdir(exist_ok=True)
         # Without defaultMode "default" auto mode is the default and ordinary commands never
         # prompt, which is not what these scenarios are about.
-        settings = {"permissions": {"defaultMode": "default"}, "skipAutoPermissionPrompt": True}
+        settings: dict[str, object] = {
+            "permissions": {"defaultMode": "default"},
+            "skipAutoPermissionPrompt": True,
+        }
+        status = opts.get("statusline")
+        if status:
+            script = settings_dir / "statusline.py"
+            script.write_text(STATUS_SCRIPTS[str(status)])
+            script.chmod(0o755)
+            settings["statusLine"] = {"type": "command", "command": str(script)}
+        if opts.get("theme"):
+            state["theme"] = opts["theme"]
+        if opts.get("vim"):
+            state["editorMode"] = "vim"
+        if opts.get("bypass"):
+            # The bypass warning at start-up is claude-modes' subject; here it is pre-accepted.
+            settings["skipDangerousModePermissionPrompt"] = True
+            state["bypassPermissionsModeAccepted"] = True
+        (dirs.home / ".claude.json").write_text(json.dumps(state, indent=1))
         (settings_dir / "settings.json").write_text(json.dumps(settings, indent=1))
         env = self.env(
             dirs,
@@ -151,7 +281,9 @@ class Claude(AgentSpec):
             DISABLE_TELEMETRY="1",
             DISABLE_ERROR_REPORTING="1",
         )
-        argv = [str(self.binary())]
+        argv = self.argv0()
+        if opts.get("bypass"):
+            argv.append("--dangerously-skip-permissions")
         mode = opts.get("permission_mode")
         if mode:
             argv += ["--permission-mode", str(mode)]
