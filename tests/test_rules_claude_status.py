@@ -9,12 +9,16 @@ rule, rows under the content are blank as on a real pane."""
 
 from __future__ import annotations
 
+import itertools
+import json
+import re
 from pathlib import Path
 
 import pytest
 
 from osf_tmux.judge.classify import classify
 from osf_tmux.judge.manifest import Manifest, load_manifest
+from osf_tmux.judge.replay import replay
 from osf_tmux.vt.snapshot import Snapshot
 
 RULES = Path(__file__).resolve().parent.parent / "rules" / "claude.toml"
@@ -136,3 +140,63 @@ def test_draft_in_transcript_prompt_is_not_a_spinner(manifest: Manifest, cols: i
     """An old prompt that starts like a spinner row sits after `❯` in the transcript."""
     text = "❯ ✻ Cooking… (12s) is what I see\n\n● That is the spinner.\n\n" + box()
     assert classify(screen(text, cols), manifest).state == "idle"
+
+
+FINISHED = re.compile(r"^[·✢*✶✻✽✳] \S+ for \d+[hms]", re.MULTILINE)
+
+
+def _turn_over(snap: Snapshot) -> bool:
+    return snap.title.startswith("✳") and FINISHED.search("\n".join(snap.rows)) is not None
+
+
+# --- the recorded turns: working from the first spinner to the end of the answer -------------
+
+CAPTURES = Path(__file__).resolve().parent.parent / "captures"
+PLAIN_TURNS = ("text", "thinking", "long_output")
+
+
+def _turns() -> list[Path]:
+    return sorted(
+        lab
+        for folder in CAPTURES.glob("claude-*-lab-*statusline*")
+        for lab in folder.glob("*.labels.json")
+        if lab.name.split("-")[0] in PLAIN_TURNS
+    )
+
+
+TURNS = _turns()
+
+
+def test_status_line_turns_were_recorded() -> None:
+    assert len(TURNS) >= 6, "the status line captures went missing"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lab", TURNS, ids=[f"{p.parent.name}/{p.name[:-12]}" for p in TURNS])
+def test_whole_turn_reads_working(lab: Path) -> None:
+    """Every pipe-pane read boundary from the first working label to the turn's end reads
+    working: also while the answer streams with no spinner row
+    and no footer hint (the labelled points alone would not show that stretch)."""
+    labels = json.loads(lab.read_text())
+    segs = labels["segments"]
+    working = next(s for s in segs if s["state"] == "working" and s["offset"])
+    done = next(s for s in segs if s["state"] == "idle" and s["offset"] > working["offset"])
+    base = str(lab)[: -len(".labels.json")]
+    bounds = [int(line.split()[0]) for line in Path(base + ".timing").read_text().splitlines()]
+    inside = [b for b in bounds if working["offset"] <= b < done["offset"]]
+    assert inside, "no read boundary inside the turn"
+    data = Path(base + ".bytes").read_bytes()
+    manifest = load_manifest(RULES)
+    got = replay(data, labels["cols"], labels["rows"], manifest, inside)
+    # The idle label also waited for the fake server to close its stream: the frames just
+    # before it can already show the turn over, by both of Claude Code's own marks at once
+    # (the title at rest and the finished-turn line, `✻ Brewed for 2s`). The lab's idle cue
+    # cannot end the turn: in 2.1.116 it holds while the answer streams.
+    turn = list(itertools.takewhile(lambda p: not _turn_over(p.snapshot), got))
+    assert turn, "the turn shows as over at its first boundary"
+    wrong = [
+        f"@{p.offset} {p.verdict.state} ({p.verdict.rule})"
+        for p in turn
+        if p.verdict.state != "working"
+    ]
+    assert not wrong, f"{len(wrong)}/{len(turn)} boundaries not working: " + ", ".join(wrong[:8])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import dataclasses
 import subprocess
 import sys
 import time
@@ -67,21 +66,11 @@ def cmd_record(args: argparse.Namespace) -> int:
                 f"`python -m tools.agentlab install {name}`"
             )
         folder = f"{agent.folder}-{agent.version()}-lab"
-        extra: dict[str, object] = {}
         if args.config:
-            if args.config not in agent.configs:
-                known = " ".join(agent.configs) or "none"
-                raise SystemExit(f"unknown config {args.config!r}; {name} has: {known}")
-            what, options = agent.configs[args.config]
-            # The configuration rides in every scenario's options: `launch` applies it, the
-            # labels name it, and the run directory is kept apart from the plain runs'.
-            extra = {**options, "config": args.config, "config_description": what}
-            agent.use_config(extra)
             folder += f"-{args.config}"
-        table = {
-            k: dataclasses.replace(v, options={**v.options, **extra})
-            for k, v in agent.scenarios().items()
-        }
+        # A configuration's options ride in every scenario's; the run directory is kept apart
+        # from the plain runs' (Recorder.run_name).
+        table = agent.configured_scenarios(args.config)
         wanted = list(table) if args.scenario == "all" else args.scenario.split(",")
         unknown = [w for w in wanted if w not in table]
         if unknown:

@@ -4,6 +4,7 @@ plays. See README.md, "Adding an agent"."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -141,6 +142,25 @@ class AgentSpec:
 
     def scenarios(self) -> dict[str, Scenario]:
         return {s.name: s for s in self.build(Shapes(self.script(), self.ui))}
+
+    def configured_scenarios(self, config: str | None) -> dict[str, Scenario]:
+        """The scenarios played in a named configuration (`configs`; None: the defaults): its
+        options, name and description ride in every scenario's options, where `launch`
+        applies them and the recorder writes them into the labels."""
+        if config is None:
+            self.use_config({})
+            return self.scenarios()
+        if config not in self.configs:
+            known = " ".join(self.configs) or "none"
+            raise SystemExit(f"unknown config {config!r}; {self.name} has: {known}")
+        what, options = self.configs[config]
+        extra = {**options, "config": config, "config_description": what}
+        self.use_config(extra)
+        try:
+            table = self.scenarios()
+        finally:
+            self.use_config({})
+        return {k: dataclasses.replace(v, options={**v.options, **extra}) for k, v in table.items()}
 
     def prepare(
         self, dirs: RunDirs, url: str, scenario: Scenario

@@ -17,6 +17,8 @@ from tools.agentlab.base import (
     lab_home,
     package_version,
 )
+from tools.agentlab.dialect import Dialect, ToolShape
+from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
 API_KEY = "sk-ant-api03-agentlab-fake-key-0123456789abcdefghij"
@@ -76,6 +78,43 @@ STATUS_SCRIPTS = {
     + '\\033[2m[{model}]\\033[0m git:(\\033[31mmain\\033[0m)")\n',
 }
 
+# Background work (issue #17): a Bash command started with run_in_background, and subagents
+# started in the background. The subagents' own requests carry their prompt, which the
+# `survey` turn answers slowly, so they stay busy after the main turn has ended.
+P_BG_SHELL = "start the slow build in the background"
+P_SUBAGENTS = "survey the project with two background agents"
+BG_SECONDS = 12
+BG_SHELL = Turn(
+    P_BG_SHELL,
+    [
+        [
+            Text("I'll start the build in the background."),
+            Tool(
+                "bg_bash",
+                {"command": f"sleep {BG_SECONDS} && echo built", "description": "Slow build"},
+            ),
+        ],
+        [Pause(0.3), Text("The build runs in the background; I'll check when it is done.")],
+    ],
+)
+SUBAGENTS = Turn(
+    P_SUBAGENTS,
+    [
+        [
+            Text("Starting two agents."),
+            Tool("subagent", {"description": "Survey app.py", "prompt": "survey app.py"}),
+            Tool("subagent", {"description": "Survey README", "prompt": "survey README.md"}),
+        ],
+        [Pause(0.3), Text("Both agents are working in the background.")],
+    ],
+)
+SURVEY = Turn("survey ", [[Pause(BG_SECONDS / 2), Text("A small file with one function.")]])
+# The finished-turn line says so (`✻ Sautéed for 4s · done 7:01 PM · 1 shell still running`),
+# the title is at rest, the footer has no interrupt hint.
+BG_SHELL_RUNNING = Cue(r"\bshells? still running", absent=r"esc to interrupt|^\S \S+…", tail=10)
+# The line in the finished-turn line's place while background agents run; the title spins.
+BG_AGENTS_WAITING = Cue(r"^\S Waiting for \d+ background agents? to finish", tail=14)
+
 TRUST_ANSWERED = Expect(
     "blocked", TRUST_PROMPT, "trust-folder dialog at start-up", timeout=60, settle=1.5
 )
@@ -97,6 +136,28 @@ class Claude(AgentSpec):
     name = "claude"
     folder = "claude"
     ui = DEFAULT_UI
+    turns = (BG_SHELL, SUBAGENTS, SURVEY)
+    dialect = Dialect(
+        tools={
+            "bg_bash": ToolShape(
+                "Bash",
+                lambda a: {
+                    "command": a["command"],
+                    "description": a["description"],
+                    "run_in_background": True,
+                },
+            ),
+            "subagent": ToolShape(
+                "Agent",
+                lambda a: {
+                    "description": a["description"],
+                    "prompt": a["prompt"],
+                    "subagent_type": "general-purpose",
+                    "run_in_background": True,
+                },
+            ),
+        }
+    )
     configs: ClassVar[dict[str, tuple[str, dict[str, object]]]] = {
         "statusline1": ("custom statusLine command, one row", {"statusline": "one"}),
         "statusline2": ("custom statusLine command, two rows", {"statusline": "two"}),
@@ -210,6 +271,57 @@ class Claude(AgentSpec):
                 "a long answer that scrolls the transcript",
             ),
             s.draft(STATUS_DRAFT_IDLE if self.ui is STATUS_UI else DRAFT_IDLE),
+            s.sc(
+                "bg_shell",
+                "a Bash command started in the background: the turn ends while it runs (idle), "
+                "Claude resumes by itself when it exits (working), then idle",
+                s.start(),
+                s.ask(P_BG_SHELL),
+                Expect(
+                    "idle",
+                    BG_SHELL_RUNNING,
+                    "turn over, `1 shell still running`: the human may type",
+                    timeout=30,
+                    settle=1.0,
+                ),
+                Expect(
+                    "working",
+                    self.ui.working,
+                    "the background command exited; Claude resumes on its own",
+                    timeout=BG_SECONDS + 30,
+                ),
+                s.done(),
+            ),
+            s.sc(
+                "bg_agents",
+                "two subagents started in the background: Claude waits for them (working), "
+                "resumes when they finish, then idle",
+                s.start(),
+                s.ask(P_SUBAGENTS),
+                Expect(
+                    "working",
+                    BG_AGENTS_WAITING,
+                    "turn text done; `Waiting for 2 background agents to finish`",
+                    timeout=40,
+                    settle=1.0,
+                ),
+                Expect(
+                    "working",
+                    self.ui.working,
+                    "the agents finished; Claude resumes on its own",
+                    timeout=BG_SECONDS + 30,
+                ),
+                s.done(),
+            ),
+            # Only with --config bypass*: the command runs without a permission prompt.
+            s.sc(
+                "bash_run",
+                "a command run without a prompt (bypass permissions mode)",
+                s.start(),
+                s.ask(st.P_BASH),
+                s.working("command running, no permission prompt"),
+                s.done(),
+            ),
             s.startup_dialog("trust_dialog", "trust-folder dialog", TRUST_PROMPT, seed_trust=False),
             s.startup_dialog(
                 "apikey_dialog", "custom API key dialog", APIKEY_PROMPT, seed_apikey=False
