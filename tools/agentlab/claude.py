@@ -34,9 +34,13 @@ IDLE = Cue(
     tail=6,
 )
 WORKING = Cue(r"esc to interrupt", tail=2)
-BASH_PROMPT = Cue(r"Do you want to proceed\?")
-EDIT_PROMPT = Cue(r"Do you want to make this edit to")
-WRITE_PROMPT = Cue(r"Do you want to create")
+# A dialog is labelled once its menu is drawn down to the `N. No` option: a pipe read can end
+# inside the frame that draws it (seen at 200x50 and under a status line), and a question
+# without its menu is not yet a dialog anyone saw.
+_MENU = r"\n(?:.*\n)*?\s*❯ 1\. .*\n(?:.*\n)*?\s*(?:❯ )?\d\. No\b"
+BASH_PROMPT = Cue(r"Do you want to proceed\?" + _MENU)
+EDIT_PROMPT = Cue(r"Do you want to make this edit to.*" + _MENU)
+WRITE_PROMPT = Cue(r"Do you want to create.*" + _MENU)
 PLAN_PROMPT = Cue(r"Would you like to proceed\?|Exit plan mode\?|Ready to code")
 QUESTION_PROMPT = Cue(r"Enter to select")
 TRUST_PROMPT = Cue(r"trust this folder")
@@ -396,6 +400,9 @@ class Claude(AgentSpec):
         argv = self.argv0()
         if opts.get("bypass"):
             argv.append("--dangerously-skip-permissions")
+            # Claude Code refuses bypass mode as root outside a sandbox it knows of; the lab's
+            # throwaway HOME and project are one (the lab may run as root in a container).
+            env["IS_SANDBOX"] = "1"
         mode = opts.get("permission_mode")
         if mode:
             argv += ["--permission-mode", str(mode)]
