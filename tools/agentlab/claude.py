@@ -51,10 +51,15 @@ DRAFT_IDLE = Cue(r"(?s)Do you want to proceed\?.*(\? for shortcuts|manual mode o
 # lines all end their last row with the git branch `main`; the spinner row above the box
 # (`✻ Verb… (12s · ↓ 1.2k tokens)`) is then the only working cue, and it is not drawn while
 # answer text streams (2.1.116 on): turns end when the fake server is quiet as well.
+# The turn is over when Claude Code's own marks all say so: no spinner row, and the title's
+# first cell back at rest (it spins, `⠂`/`⠐` or `◐`/`◑`, until the turn ends; the final frame
+# can come a write before the title does).
+TITLE_SPINNING = r"^[\u2800-\u28ff◐◑◒◓] "
 STATUS_IDLE = Cue(
     r"\bmain\b.*$",
     absent=r"esc to interrupt|Esc to cancel|Enter to confirm|Enter to select|" + SPINNER,
     tail=8,
+    title_absent=TITLE_SPINNING,
 )
 STATUS_WORKING = Cue(SPINNER, tail=8)
 STATUS_DRAFT_IDLE = Cue(r"(?s)Do you want to proceed\?.*\bmain\b", tail=5)
