@@ -140,6 +140,21 @@ STATUS_UI = Ui(
     done_quiet=True,
 )
 
+# Vim mode (2.1.332): the footer starts with `-- INSERT --` / `-- NORMAL --` and, as with a
+# status line, never says `esc to interrupt`: the spinner row and the title tell working.
+VIM_UI = Ui(
+    idle=Cue(
+        r"-- (INSERT|NORMAL) --",
+        absent=r"esc to interrupt|Esc to cancel|Enter to confirm|Enter to select|" + SPINNER,
+        tail=8,
+        title_absent=TITLE_SPINNING,
+    ),
+    working=STATUS_WORKING,
+    place="prompt",
+    ready_note="startup finished, empty prompt box in vim mode",
+    done_quiet=True,
+)
+
 
 class Claude(AgentSpec):
     name = "claude"
@@ -212,7 +227,12 @@ class Claude(AgentSpec):
         return self.pinned is not None
 
     def use_config(self, options: dict[str, object]) -> None:
-        self.ui = STATUS_UI if options.get("statusline") else DEFAULT_UI
+        if options.get("statusline"):
+            self.ui = STATUS_UI
+        elif options.get("vim"):
+            self.ui = VIM_UI
+        else:
+            self.ui = DEFAULT_UI
 
     def binary(self) -> Path:
         prefix = lab_home() / (f"npm-claude-{self.pinned}" if self.pinned else "npm")
