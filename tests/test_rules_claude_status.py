@@ -84,6 +84,17 @@ IDLE = {
     + box(),
     # a draft with spinner text: it follows the box's `❯`
     "draft-spinner-text": case("✻ Brewed for 2s", draft="✻ Cooking… (12s · ↓ 1.2k tokens)"),
+    # the turn is over while a background shell runs (Claude resumes by itself when it exits)
+    "background-shell": case(
+        "✻ Sautéed for 4s · done 7:01 PM · 1 shell still running",
+        mode="  ⏸ manual mode on · 1 shell · ↓ to manage",
+    ),
+    # the waiting line once the agents reported: history
+    "agents-reported": case(
+        "✻ Waiting for 2 background agents to finish\n\n"
+        '● Agent "Survey app.py" finished · 12s\n\n● Both agents are done.\n\n'
+        "✻ Churned for 19s · done 7:00 PM"
+    ),
     # a status line script that prints a spinner-like row of its own (under the box)
     "status-says-working": case(
         "✻ Brewed for 2s", status="✻ Deploying… (build 12)", mode="  ⏸ manual mode on"
@@ -102,6 +113,19 @@ def test_spinner_row_reads_working(manifest: Manifest, name: str, cols: int) -> 
 @pytest.mark.parametrize("name", sorted(IDLE))
 def test_no_live_spinner_reads_idle(manifest: Manifest, name: str, cols: int) -> None:
     assert classify(screen(IDLE[name], cols), manifest).state == "idle"
+
+
+@pytest.mark.parametrize("cols", WIDTHS)
+def test_waiting_for_background_agents_reads_working(manifest: Manifest, cols: int) -> None:
+    """The line in the finished-turn line's place while subagents run in the background (the
+    title spins as well; here it is at rest, as with CLAUDE_CODE_DISABLE_TERMINAL_TITLE)."""
+    text = case(
+        "✻ Waiting for 2 background agents to finish",
+        mode="  ⏸ manual mode on · ? for shortcuts · ↓ to manage\n  ● main\n"
+        "  ◯ general-purpose  Survey app.py      5s · ↑ 5",
+    )
+    verdict = classify(screen(text, cols), manifest)
+    assert (verdict.state, verdict.rule) == ("working", "working-waiting-for-agents")
 
 
 @pytest.mark.parametrize(

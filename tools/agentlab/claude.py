@@ -55,13 +55,16 @@ DRAFT_IDLE = Cue(r"(?s)Do you want to proceed\?.*(\? for shortcuts|manual mode o
 # first cell back at rest (it spins, `⠂`/`⠐` or `◐`/`◑`, until the turn ends; the final frame
 # can come a write before the title does).
 TITLE_SPINNING = r"^[\u2800-\u28ff◐◑◒◓] "
+# The spinner row by its glyphs (the program's frame list): a start-up banner row such as
+# `│ /…/proj │` fits the looser SPINNER above.
+SPINNER_ROW = r"^[·✢*✶✻✽✳] \S+…"
 STATUS_IDLE = Cue(
     r"\bmain\b.*$",
-    absent=r"esc to interrupt|Esc to cancel|Enter to confirm|Enter to select|" + SPINNER,
+    absent=r"esc to interrupt|Esc to cancel|Enter to confirm|Enter to select|" + SPINNER_ROW,
     tail=8,
     title_absent=TITLE_SPINNING,
 )
-STATUS_WORKING = Cue(SPINNER, tail=8)
+STATUS_WORKING = Cue(SPINNER_ROW, tail=8)
 STATUS_DRAFT_IDLE = Cue(r"(?s)Do you want to proceed\?.*\bmain\b", tail=5)
 
 # The status line scripts the lab writes (python3 reading the JSON Claude Code pipes in), as
@@ -145,7 +148,7 @@ STATUS_UI = Ui(
 VIM_UI = Ui(
     idle=Cue(
         r"-- (INSERT|NORMAL) --",
-        absent=r"esc to interrupt|Esc to cancel|Enter to confirm|Enter to select|" + SPINNER,
+        absent=r"esc to interrupt|Esc to cancel|Enter to confirm|Enter to select|" + SPINNER_ROW,
         tail=8,
         title_absent=TITLE_SPINNING,
     ),
