@@ -68,9 +68,18 @@ SCENARIOS: dict[str, list[str]] = {
     "kimi": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "edit_write",
              "interrupt_esc", "question", "draft"],
 }  # fmt: skip
-CASES = [(agent, scen, WIDE) for agent, names in SCENARIOS.items() for scen in names] + [
-    (agent, scen, SMALL) for agent in SCENARIOS for scen in ("bash_yes", "draft")
-]
+# Scenarios played in one of the agent's named configurations (`scenario@config`, see the lab's
+# `record --config`): Claude Code with a custom status line, which hides the footer's
+# `esc to interrupt` for the whole turn in 2.1.25 - 2.1.221, and in bypass permissions mode.
+CONFIGURED: dict[str, list[str]] = {
+    "claude": ["text@statusline1", "bash_yes@statusline1", "thinking@statusline2",
+               "text@bypass", "bash_run@bypass", "bash_run@bypass-statusline1"],
+}  # fmt: skip
+CASES = (
+    [(agent, scen, WIDE) for agent, names in SCENARIOS.items() for scen in names]
+    + [(agent, scen, SMALL) for agent in SCENARIOS for scen in ("bash_yes", "draft")]
+    + [(agent, scen, WIDE) for agent, names in CONFIGURED.items() for scen in names]
+)
 
 
 def selected() -> set[str]:
@@ -145,11 +154,14 @@ def test_live_agent(
     cols, rows = size
     name = f"{agent_name}/{scenario}-{cols}x{rows}"
     lab_error: DriverError | None = None
+    base_name, _, config = scenario.partition("@")
+    # OSF_LAB_CLAUDE_VERSION picks another installed Claude Code release (npm-claude-<VER>).
+    played = agent.configured_scenarios(config or None)[base_name]
     for attempt in (1, 2):  # like the lab's --retries 1: a run the lab cannot play is retried
         run = LiveRun(tmp_path / f"daemon-{attempt}")
         recorder = Recorder(
             agent,
-            agent.scenarios()[scenario],
+            played,
             cols,
             rows,
             tmp_path / f"lab-{attempt}",

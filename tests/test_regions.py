@@ -27,11 +27,19 @@ SCREEN = Snapshot.from_text(
         ("below_rule", ("  ? for shortcuts", "")),
         ("above_rule", SCREEN.rows[:5]),
         ("between_rules", ("❯ draft",)),
+        ("above_box:1", ("transcript line",)),
+        ("above_box:5", ("header", "transcript line")),
         ("title", ("✳ Claude Code",)),
     ],
 )
 def test_region_rows(spec: str, rows: tuple[str, ...]) -> None:
     assert Region.parse(spec).rows(SCREEN) == rows
+
+
+def test_above_box_needs_two_rules() -> None:
+    one = Snapshot.from_text("a\n────────────────────\nb")
+    assert Region.parse("above_box:3").rows(one) == ()
+    assert Region.parse("above_box:3").rows(Snapshot.from_text("a\nb")) == ()
 
 
 def test_cursor_row() -> None:

@@ -157,8 +157,11 @@ def test_a_ticking_spinner_keeps_the_verdict_without_classifying(rules: RuleSet)
     after = Snapshot(cols=60, rows=(*ticked, footer))
     assert classify(before, claude).state == "working"
     assert same_verdict(before, after, claude)
-    # A row a rule looks at changes: classify again.
-    idle = Snapshot(cols=60, rows=(*ticked, "  ⏵⏵ accept edits on (shift+tab to cycle)"))
+    # Rows a rule looks at change (the turn ends: the spinner row becomes the finished-turn
+    # line, the footer loses its hint): classify again.
+    done = list(rows)
+    done[2] = "✻ Pondered for 4s"
+    idle = Snapshot(cols=60, rows=(*done, "  ⏵⏵ accept edits on (shift+tab to cycle)"))
     assert not same_verdict(before, idle, claude)
     assert classify(idle, claude).state != "working"
     # A row that turns blank moves what the tail regions cover: classify again.

@@ -12,7 +12,7 @@ from osf_tmux.vt.snapshot import Snapshot
 # Eight cells keep a short `──` inside ordinary text from counting.
 _RULE_ROW = re.compile(r"^[╭╰├┌└]?[─━═╌╍┄┅┈┉▔▁]{8,}[╮╯┤┐┘]?$")
 
-KINDS_WITH_COUNT = ("tail", "bottom", "top")
+KINDS_WITH_COUNT = ("tail", "bottom", "top", "above_box")
 KINDS_PLAIN = ("screen", "below_rule", "above_rule", "between_rules", "cursor_row", "title")
 
 
@@ -66,6 +66,8 @@ class Region:
             return (rows[y],) if 0 <= y < len(rows) else ()
         if self.kind == "between_rules":
             return _between_rules(rows)
+        if self.kind == "above_box":
+            return _above_box(rows, self.count)
         last = last_rule_index(rows)
         if self.kind == "below_rule":
             return rows if last is None else rows[last + 1 :]
@@ -97,6 +99,18 @@ def _between_rules(rows: tuple[str, ...]) -> tuple[str, ...]:
         return ()
     before = last_rule_index(rows[:last])
     return rows[(0 if before is None else before + 1) : last]
+
+
+def _above_box(rows: tuple[str, ...], count: int) -> tuple[str, ...]:
+    """The last `count` non-blank rows above the second-last rule: right above an input box
+    drawn as two rules (the live rows an agent keeps over its box: a spinner, a note), with
+    whatever the box has under it (a footer, a status line) left out. Fewer than two rules:
+    nothing."""
+    last = last_rule_index(rows)
+    if last is None:
+        return ()
+    top = last_rule_index(rows[:last])
+    return () if top is None else _tail(rows[:top], count)
 
 
 def is_rule_row(row: str) -> bool:

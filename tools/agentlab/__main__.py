@@ -42,6 +42,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         version = agent.version() if agent.installed() else "not installed"
         print(f"{name:8s} {version:16s} {where}")
         print("         scenarios: " + " ".join(agent.scenarios()))
+        if agent.configs:
+            print("         configs: " + " ".join(agent.configs))
     for name in NOT_WRITTEN:
         module = ADAPTERS[name].partition(":")[0]
         print(f"{name:8s} {'no adapter yet':16s} tools/agentlab/{module}.py")
@@ -56,17 +58,23 @@ def cmd_record(args: argparse.Namespace) -> int:
             raise SystemExit(f"{name} has no adapter yet ({ADAPTERS[name]} in tools/agentlab)")
         if agent is None:
             raise SystemExit(f"unknown agent {name!r}; known: {', '.join(AGENTS)}")
+        if args.agent_version:
+            agent.use_version(args.agent_version)
         if not agent.installed():
             raise SystemExit(
                 f"{name} is not installed under {lab_home()}: run "
                 f"`python -m tools.agentlab install {name}`"
             )
-        table = agent.scenarios()
+        folder = f"{agent.folder}-{agent.version()}-lab"
+        if args.config:
+            folder += f"-{args.config}"
+        # A configuration's options ride in every scenario's; the run directory is kept apart
+        # from the plain runs' (Recorder.run_name).
+        table = agent.configured_scenarios(args.config)
         wanted = list(table) if args.scenario == "all" else args.scenario.split(",")
         unknown = [w for w in wanted if w not in table]
         if unknown:
             raise SystemExit(f"unknown scenario(s) {unknown}; {name} has: {' '.join(table)}")
-        folder = f"{agent.folder}-{agent.version()}-lab"
         out = Path(args.out) if args.out else REPO / "captures" / folder
         for cols, rows in _sizes(args.size):
             for scen in wanted:
@@ -149,6 +157,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", default=SIZES, help=f"comma-separated COLSxROWS (default {SIZES})")
     p.add_argument("--scenario", default="all", help="comma-separated names, or all")
     p.add_argument("--out", help="output folder (default captures/<agent>-<version>-lab)")
+    p.add_argument(
+        "--agent-version",
+        help="an installed release other than the default (claude: npm-claude-<VER>/)",
+    )
+    p.add_argument("--config", help="a named configuration of the agent (see `list`)")
     p.add_argument("--retries", type=int, default=1, help="re-runs of a failed recording")
     p.add_argument("--keep", action="store_true", help="keep the throwaway run directory")
     p.add_argument(

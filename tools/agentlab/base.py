@@ -4,6 +4,7 @@ plays. See README.md, "Adding an agent"."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -91,6 +92,10 @@ class AgentSpec:
     # Turns of this agent's own, searched before the shared stories (a shorter answer, another
     # command): the first turn whose key the prompt contains answers it.
     turns: ClassVar[tuple[Turn, ...]] = ()
+    # Named configurations a user dresses the agent in (`record --config NAME`): a description
+    # and the options merged into every scenario's (the adapter's `launch` reads them). The
+    # captures go to captures/<folder>-<version>-lab-<NAME>/.
+    configs: ClassVar[dict[str, tuple[str, dict[str, object]]]] = {}
 
     def binary(self) -> Path:
         raise NotImplementedError
@@ -109,6 +114,18 @@ class AgentSpec:
         """The scenarios, in the order `record --scenario all` plays them."""
         raise NotImplementedError
 
+    def use_version(self, version: str) -> None:
+        """Run another installed release than the default one (`record --agent-version`)."""
+        raise SystemExit(f"{self.name}: the lab installs one version only")
+
+    def use_config(self, options: dict[str, object]) -> None:
+        """A configuration was chosen (`record --config`): an adapter whose cues depend on it
+        (a status line replacing the footer) picks them here, before `build` runs."""
+
+    def version_pinned(self) -> bool:
+        """Whether `use_version` chose a release other than the default install."""
+        return False
+
     # Provided ---------------------------------------------------------------------------------
     def version(self) -> str:
         """Asked once per process: the install does not change while the lab runs."""
@@ -125,6 +142,25 @@ class AgentSpec:
 
     def scenarios(self) -> dict[str, Scenario]:
         return {s.name: s for s in self.build(Shapes(self.script(), self.ui))}
+
+    def configured_scenarios(self, config: str | None) -> dict[str, Scenario]:
+        """The scenarios played in a named configuration (`configs`; None: the defaults): its
+        options, name and description ride in every scenario's options, where `launch`
+        applies them and the recorder writes them into the labels."""
+        if config is None:
+            self.use_config({})
+            return self.scenarios()
+        if config not in self.configs:
+            known = " ".join(self.configs) or "none"
+            raise SystemExit(f"unknown config {config!r}; {self.name} has: {known}")
+        what, options = self.configs[config]
+        extra = {**options, "config": config, "config_description": what}
+        self.use_config(extra)
+        try:
+            table = self.scenarios()
+        finally:
+            self.use_config({})
+        return {k: dataclasses.replace(v, options={**v.options, **extra}) for k, v in table.items()}
 
     def prepare(
         self, dirs: RunDirs, url: str, scenario: Scenario

@@ -147,6 +147,15 @@ class Recorder:
         except FileNotFoundError:
             return 0
 
+    def run_name(self) -> str:
+        """The run directory's agent part: a configuration or another release than the default
+        gets one of its own, so that recordings of one agent in two setups never share it."""
+        config = self.scenario.options.get("config")
+        name = self.agent.name
+        if self.agent.version_pinned():
+            name += f"-{self.agent.version()}"
+        return f"{name}-{config}" if config else name
+
     def capture(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "lab:0.0", check=False)
 
@@ -208,7 +217,7 @@ class Recorder:
     def _run(self) -> Path:
         # The working directory shows in the agents' banners: a stable path per scenario keeps
         # re-recordings comparable (a random mkdtemp name would change every capture).
-        root = self.run_root / self.agent.name / self.scenario.name
+        root = self.run_root / self.run_name() / self.scenario.name
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
         dirs = RunDirs(root=root, home=root / "home", proj=root / "proj")
@@ -367,6 +376,19 @@ class Recorder:
         if exp.settle:
             time.sleep(exp.settle)
 
+    def _config_labels(self) -> dict[str, object]:
+        """The configuration the agent ran in (none for its defaults), so that the scorer and
+        a reader can tell captures of one version apart."""
+        opts = self.scenario.options
+        if "config" not in opts:
+            return {}
+        settings = {k: v for k, v in opts.items() if k not in ("config", "config_description")}
+        return {
+            "config": opts["config"],
+            "config_description": opts.get("config_description", ""),
+            "config_options": settings,
+        }
+
     def _write_labels(self) -> Path:
         raw = Path(str(self.base) + ".bytes")
         data = raw.read_bytes() if raw.exists() else b""  # none without the pipe
@@ -382,6 +404,7 @@ class Recorder:
             "version": self.agent.version(),
             "scenario": self.scenario.name,
             "description": self.scenario.description,
+            **self._config_labels(),
             "cols": self.cols,
             "rows": self.rows,
             "bytes_file": self.name + ".bytes",

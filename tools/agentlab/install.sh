@@ -20,6 +20,9 @@
 #   npm/              claude, codex, gemini (one shared prefix, as before)
 #   npm-<agent>/      every other npm agent in a prefix of its own, so that their
 #                     dependencies (node-pty, clipboard, ...) never fight over one version
+#   npm-claude-<VER>/ further Claude Code releases: CLAUDE_VERSIONS="2.1.25 2.1.116 2.1.221"
+#                     (record them with `record --agent-version VER`; releases before ~2.1.100
+#                     are a node bundle, cli.js, the later ones a native binary)
 #   aider-venv/, vibe-venv/, kimi-venv/   the PyPI agents
 set -euo pipefail
 
@@ -92,7 +95,13 @@ install_one() {
     local agent="$1" p
     p="$LAB/npm-$agent"
     case "$agent" in
-        claude) npm_install "$LAB/npm" @anthropic-ai/claude-code "${CLAUDE_VERSION:-}" ;;
+        claude)
+            npm_install "$LAB/npm" @anthropic-ai/claude-code "${CLAUDE_VERSION:-}"
+            local v
+            for v in ${CLAUDE_VERSIONS:-}; do
+                npm_install "$LAB/npm-claude-$v" @anthropic-ai/claude-code "$v"
+            done
+            ;;
         codex) npm_install "$LAB/npm" @openai/codex "${CODEX_VERSION:-}" ;;
         gemini) npm_install "$LAB/npm" @google/gemini-cli "${GEMINI_VERSION:-}" ;;
         aider)
@@ -167,15 +176,33 @@ binary_of() {  # the command the lab starts for an agent, and how to ask its ver
     esac
 }
 
+claude_release_bin() {  # VER: the native binary, or node and the bundle of older releases
+    local m="$LAB/npm-claude-$1/node_modules/@anthropic-ai"
+    if [ -e "$m/claude-code/cli.js" ] && ! ls "$m"/claude-code-linux-*/claude >/dev/null 2>&1; then
+        echo "node $m/claude-code/cli.js"
+    else
+        first "$m"/claude-code-linux-*/claude
+    fi
+}
+
 check_one() {  # does the binary start? `--version` in a throwaway HOME, 120 s at most
     local agent="$1" bin out home
-    bin="$(binary_of "$agent")"
-    if [ -z "$bin" ] || [ ! -e "$bin" ]; then
+    if [ "$agent" = claude ]; then
+        local v
+        for v in ${CLAUDE_VERSIONS:-}; do check_bin "claude $v" "$(claude_release_bin "$v")" || return 1; done
+    fi
+    check_bin "$agent" "$(binary_of "$agent")"
+}
+
+check_bin() {  # name command
+    local agent="$1" bin="$2" out home
+    if [ -z "$bin" ] || [ ! -e "${bin##* }" ]; then
         echo "check $agent: not installed ($bin)"
         return 1
     fi
     home="$(mktemp -d)"
-    if out="$(cd "$home" && HOME="$home" timeout 120 "$bin" --version </dev/null 2>&1)"; then
+    # shellcheck disable=SC2086  # `node BUNDLE` for old Claude Code releases: two words
+    if out="$(cd "$home" && HOME="$home" timeout 120 $bin --version </dev/null 2>&1)"; then
         echo "check $agent: starts: $(echo "$out" | head -1) ($bin)"
         rm -rf "$home"
     else
