@@ -63,13 +63,20 @@ CASES: list[tuple[str, Snapshot, str]] = [
     ("output-question-64-cols-Ye-s", screen(RAN + wrap(OUTPUT.rstrip(), 64), 64, 20), "blocked"),
     # variant: every other place the same question can break at widths 60..70.
     *[
-        (f"output-question-{cols}-cols", screen(RAN + wrap(OUTPUT.rstrip(), cols), cols, 24),
-         "blocked")
+        (
+            f"output-question-{cols}-cols",
+            screen(RAN + wrap(OUTPUT.rstrip(), cols), cols, 24),
+            "blocked",
+        )
         for cols in range(60, 68)
     ],
     # variant: the shell question at 40..56 columns (breaks in the options or the default).
     *[
-        (f"run-question-{cols}-cols", screen(BEFORE + wrap(RUN.rstrip(), cols), cols, 24), "blocked")
+        (
+            f"run-question-{cols}-cols",
+            screen(BEFORE + wrap(RUN.rstrip(), cols), cols, 24),
+            "blocked",
+        )
         for cols in (40, 44, 48, 50, 52, 54, 56)
     ],
     # variant: a long question over three rows at 30 columns.
@@ -124,8 +131,11 @@ Edit the files? (Y)es/(N)o [Yes]:""",
         "blocked",
     ),
     # variant: the same at 30 columns (breaks inside the options and the default).
-    ("architect-edit-the-files-30-cols", screen(wrap("Edit the files? (Y)es/(N)o [Yes]:", 30), 30, 8),
-     "blocked"),
+    (
+        "architect-edit-the-files-30-cols",
+        screen(wrap("Edit the files? (Y)es/(N)o [Yes]:", 30), 30, 8),
+        "blocked",
+    ),
     # The architect prompt itself (chat mode architect): idle.
     ("architect-prompt", screen("─" * 80 + "\napp.py\narchitect>", 80, 10), "idle"),
     # --- ask mode (ask_mode lab capture) ------------------------------------------------------

@@ -163,7 +163,7 @@ CASES = [
         "mcp-answered-idle",
         [*HEADER, "› save a note with the lab tool", "", "• I'll save the note.", ""],
         [
-            "• Called lab.lab_note({\"text\":\"terminals began as teletypes\"})",
+            '• Called lab.lab_note({"text":"terminals began as teletypes"})',
             "  └ noted: terminals began as teletypes",
             "",
             "• Saved the note with the lab tool.",

@@ -45,7 +45,9 @@ def _cols(path: Path) -> int:
 
 
 @pytest.mark.parametrize(
-    "path", _snapshots(), ids=[f"{p.parent.parent.name}/{p.parent.name}/{p.name}" for p in _snapshots()]
+    "path",
+    _snapshots(),
+    ids=[f"{p.parent.parent.name}/{p.parent.name}/{p.name}" for p in _snapshots()],
 )
 def test_lab_snapshot(path: Path, manifest: Manifest) -> None:
     text = path.read_text(encoding="utf-8").rstrip("\n")
@@ -93,8 +95,10 @@ CASES: list[tuple[str, list[str], str, str]] = [
     # Confirm Rewind drawn down to its title only (a read inside Ink's frame; rewind-200x50).
     (
         "confirm-rewind-half-drawn",
-        [*TRANSCRIPT, *box("", "Confirm Rewind", "", "No code changes to revert. (just now)",
-                           closed=False)],
+        [
+            *TRANSCRIPT,
+            *box("", "Confirm Rewind", "", "No code changes to revert. (just now)", closed=False),
+        ],
         "blocked",
         "◇  Ready (proj)",
     ),

@@ -20,9 +20,7 @@ from tools.agentlab.shapes import Shapes, Ui
 # the spinner's end.
 SPIN = r"^[\u2800-\u28ff] "
 # A narrow pane cuts the row short (`• Working (0s • esc…`): its start is the cue then.
-WORKING = Cue(
-    r"esc to interrupt|^• Working \(\d+s\b", absent=r"Press enter to confirm", tail=8
-)
+WORKING = Cue(r"esc to interrupt|^• Working \(\d+s\b", absent=r"Press enter to confirm", tail=8)
 COMPOSER = Cue(
     r"\? for shortcuts|Ask Codex to do anything",
     absent=r"esc to interrupt|Press enter to confirm|esc to cancel",
@@ -47,7 +45,9 @@ STREAMING_NOTE = (
 # The draft wraps in narrow panes: its two ends may sit on different rows.
 DRAFT_IDLE = Cue(r"Do you want to proceed[\s\S]*Esc to cancel", tail=6)
 # A draft that quotes the status row and the MCP form's hint: typed, never sent.
-DRAFT_STATUS = "• Working (3s • esc to interrupt) Allow the lab MCP server to run tool? enter to submit"
+DRAFT_STATUS = (
+    "• Working (3s • esc to interrupt) Allow the lab MCP server to run tool? enter to submit"
+)
 DRAFT_STATUS_IDLE = Cue(r"Working \(3s • esc to interrupt\)", tail=6)
 # MCP tool approval (0.171): `Allow the lab MCP server to run tool "lab_note"?`, a numbered
 # list, `enter to submit | esc to cancel`.
