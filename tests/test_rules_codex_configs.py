@@ -418,3 +418,11 @@ def test_screen(c: Case, manifest: Manifest) -> None:
     snap = Snapshot.from_text("\n".join(c.rows), c.cols, title=c.title)
     verdict = classify(snap, manifest)
     assert verdict.state == c.want, f"{c.name}: got {verdict.state} by rule {verdict.rule}"
+
+
+def test_mcp_form_answer_keys(manifest: Manifest) -> None:
+    """The form takes Enter on its selected option and Esc, not the approval panel's `y`."""
+    answer = manifest.answer_for("mcp-form")
+    assert answer is not None
+    assert (answer.yes, answer.no) == (("Enter",), ("Escape",))
+    assert manifest.answer_for("approval-overlay") == manifest.answer
