@@ -1,6 +1,6 @@
 """rules/codex.toml on what users change: MCP tool-approval forms, narrow panes (status row and
-approval hint cut or wrapped), a status row quoted in a draft or left above `■ Conversation
-interrupted`, the approval modes (--sandbox workspace-write, --dangerously-bypass-approvals-and-
+approval hint cut or wrapped), a status row quoted in a draft, an interrupted command, the
+approval modes (--sandbox workspace-write, --dangerously-bypass-approvals-and-
 sandbox, --ask-for-approval never).
 
 The layouts are those of the 0.171.0 lab captures (captures/codex-0.171.0-lab*/, snapshots named
@@ -245,23 +245,6 @@ CASES = [
         "status-row-cut-quoted-in-draft",
         [*HEADER],
         ["› it showed • Working (0s • esc…", *FOOTER],
-        "idle",
-    ),
-    # variant (layout of other projects' screens of 0.12x-0.13x): a status row left above the
-    # interrupt notice, the composer under it.
-    case(
-        "status-row-stale-above-interrupted",
-        [*HEADER, "› run the slow build", "", "• I'll run the slow build.", ""],
-        [
-            "• Working (12s • esc to interrupt)",
-            "",
-            "■ Conversation interrupted - tell the model what to do differently. Something",
-            "went wrong? Hit `/feedback` to report the issue.",
-            "",
-            "",
-            "› Ask Codex to do anything",
-            *FOOTER,
-        ],
         "idle",
     ),
     # bash_interrupt 04-idle: after the interrupt the row is gone, the notice stays.
