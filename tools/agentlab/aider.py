@@ -20,7 +20,41 @@ WORKING = Cue(r"Waiting for")
 QUESTION = Cue(r"\(Y\)es/\(N\)o.*\[(Yes|No)\]: *$", tail=1)
 DRAFT_IDLE = Cue(r"^[\w-]*> Do you want to proceed", tail=2)
 
+P_ARCH = "design a friendlier greeting for app.py"
+# The editor model of architect mode is sent the architect's answer as its prompt.
+ARCH_HANDOFF = "apply the friendlier greeting"
+
 AIDER_TURNS = (
+    Turn(
+        ARCH_HANDOFF,
+        [
+            [
+                Pause(0.5),
+                Tool(
+                    "edit",
+                    {
+                        "path": "app.py",
+                        "old": "    print('hello')",
+                        "new": "    print('hello, world')",
+                    },
+                ),
+            ]
+        ],
+    ),
+    Turn(
+        P_ARCH,
+        [
+            [
+                Pause(0.5),
+                Text(
+                    "Plan: apply the friendlier greeting. In app.py, make main() print "
+                    "'hello, world' instead of 'hello'. Nothing else needs to change.\n",
+                    chunk=8,
+                    delay=0.05,
+                ),
+            ]
+        ],
+    ),
     Turn(
         st.P_BASH,
         [
@@ -61,9 +95,18 @@ def _answer(key: str, note: str) -> list[Action]:
     return [Keys((key, "Enter"), note)]
 
 
+# The default at the end of a question, `[Yes]: ` or `[No]: `, possibly broken over two rows
+# where a narrow pane wraps it (`... (D)on't ask again [Ye` / `s]: `).
+DEFAULT_END = r"\[\n?(?:Y\n?e\n?s|N\n?o)\n?\]\n?: *\Z"
+
+
 def _question(cue: str, note: str, quiet: bool = False) -> Expect:
     return Expect(
-        "blocked", Cue(cue + r".*\[(Yes|No)\]: *$", tail=1), note, settle=1.2, server_quiet=quiet
+        "blocked",
+        Cue(cue + r"[^\n]*(?:\n[^\n]*){0,2}?" + DEFAULT_END, tail=3),
+        note,
+        settle=1.2,
+        server_quiet=quiet,
     )
 
 
@@ -155,12 +198,77 @@ class Aider(AgentSpec):
                 ),
                 chat_files=[],
             ),
+            *self.configs(s, run_question),
             s.startup_dialog(
                 "gitignore_question",
                 "'Add .aider* to .gitignore?'",
                 QUESTION,
                 note="gitignore question at start-up",
                 gitignore_question=True,
+            ),
+        ]
+
+    def configs(self, s: Shapes, run_question: Expect) -> list[Scenario]:
+        """What users change: --yes-always, /architect and /ask, the (D)on't-ask-again answer."""
+        output_question = _question(
+            r"Add (command )?output to the chat", "add output to the chat? question"
+        )
+        return [
+            s.sc(
+                "dont_ask",
+                "'Add command output to the chat?' answered (D)on't ask again; a second command"
+                " then asks only 'Run shell command?'",
+                s.start(),
+                s.ask(st.P_BASH),
+                run_question,
+                _answer("y", "approve"),
+                output_question,
+                _answer("d", "don't ask again"),
+                s.done(),
+                s.ask(st.P_BASH),
+                run_question,
+                _answer("y", "approve"),
+                s.done("second command ran; its output question was not asked"),
+            ),
+            s.sc(
+                "yes_always_edit",
+                "--yes-always: 'Add file to the chat?' and 'Create new file?' answered by aider",
+                s.start(),
+                s.ask(st.P_EDIT),
+                s.done(),
+                chat_files=[],
+                args=["--yes-always"],
+            ),
+            s.sc(
+                "yes_always_bash",
+                "--yes-always: 'Run shell command?' needs an explicit yes, aider answers no",
+                s.start(),
+                s.ask(st.P_BASH),
+                s.done(),
+                args=["--yes-always"],
+            ),
+            s.sc(
+                "ask_mode",
+                "/ask: one question answered without edits, then /chat-mode ask (ask> prompt)",
+                s.start(),
+                s.ask("/ask " + st.P_TEXT),
+                s.done(),
+                Type("/chat-mode ask"),
+                Keys(("Enter",), "switch to ask mode"),
+                Expect("idle", Cue(r"^ask> ?$", tail=1), "ask> prompt", settle=1.0),
+                s.ask(st.P_TEXT),
+                s.done("answered in ask mode; ask> prompt"),
+            ),
+            s.sc(
+                "architect",
+                "/architect: the plan streams, 'Edit the files?' approved, the editor edits",
+                s.start(),
+                s.ask("/architect " + P_ARCH),
+                _question(r"Edit the files\?", "Edit the files? question", quiet=True),
+                _answer("y", "approve"),
+                s.done(),
+                # 0.86 applies the architect's plan unasked unless told otherwise.
+                args=["--no-auto-accept-architect", "--editor-edit-format", "editor-diff"],
             ),
         ]
 
@@ -202,4 +310,5 @@ class Aider(AgentSpec):
         chat_files = scenario.options.get("chat_files", ["app.py"])
         assert isinstance(chat_files, list)
         argv += [str(f) for f in chat_files]
+        argv += [str(a) for a in scenario.options.get("args", [])]  # type: ignore[attr-defined]
         return argv, env

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Cue, Expect, Keys
+from tools.agentlab.actions import Cue, Expect, Keys, Type
 from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, command_version, lab_home
 from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
@@ -19,7 +19,8 @@ from tools.agentlab.shapes import Shapes, Ui
 # answer text streams, so the end of a turn is taken from the fake server (server_quiet) and
 # the spinner's end.
 SPIN = r"^[\u2800-\u28ff] "
-WORKING = Cue(r"esc to interrupt", absent=r"Press enter to confirm", tail=8)
+# A narrow pane cuts the row short (`• Working (0s • esc…`): its start is the cue then.
+WORKING = Cue(r"esc to interrupt|^• Working \(\d+s\b", absent=r"Press enter to confirm", tail=8)
 COMPOSER = Cue(
     r"\? for shortcuts|Ask Codex to do anything",
     absent=r"esc to interrupt|Press enter to confirm|esc to cancel",
@@ -41,7 +42,23 @@ STREAMING_NOTE = (
     "answer streaming; the turn goes on, but the status row is hidden (title"
     " spinner only): the screen reads idle"
 )
-DRAFT_IDLE = Cue(r"Do you want to proceed\??.*Esc to cancel", tail=6)
+# The draft wraps in narrow panes: its two ends may sit on different rows.
+DRAFT_IDLE = Cue(r"Do you want to proceed[\s\S]*Esc to cancel", tail=6)
+# A draft that quotes the status row and the MCP form's hint: typed, never sent.
+DRAFT_STATUS = (
+    "• Working (3s • esc to interrupt) Allow the lab MCP server to run tool? enter to submit"
+)
+DRAFT_STATUS_IDLE = Cue(r"Working \(3s • esc to interrupt\)", tail=6)
+# MCP tool approval (0.171): `Allow the lab MCP server to run tool "lab_note"?`, a numbered
+# list, `enter to submit | esc to cancel`.
+MCP_APPROVAL = Cue(r"MCP server to run\s+tool|enter to submit \| e")
+INTERRUPTED = Cue(
+    r"Conversation interrupted",
+    absent=r"esc to interrupt|Press enter to confirm|esc to cancel",
+)
+P_MCP = "save a note with the lab tool"
+P_SLOW = "run the slow build"
+MCP_CALL = {"tool": "lab_note", "args": {"text": "terminals began as teletypes"}}
 
 # Codex asks before running a command only when the model requests to leave the sandbox.
 ESCALATE = {
@@ -51,6 +68,24 @@ ESCALATE = {
 
 # Codex-specific turns come first: the shared ones would answer the same prompts otherwise.
 CODEX_TURNS = (
+    Turn(
+        P_MCP,
+        [
+            [Pause(0.8), Text("I'll save the note."), Tool("mcp", MCP_CALL)],
+            [Pause(0.8), Text("Saved the note with the lab tool.", chunk=6, delay=0.06)],
+        ],
+    ),
+    Turn(
+        P_SLOW,
+        [
+            [
+                Pause(0.8),
+                Text("I'll run the slow build."),
+                Tool("bash", {"command": "rm -rf build && sleep 8 && echo built", **ESCALATE}),
+            ],
+            [Pause(0.8), Text("The build finished.", chunk=6, delay=0.06)],
+        ],
+    ),
     Turn(
         st.P_BASH,
         [
@@ -163,6 +198,80 @@ class Codex(AgentSpec):
                 note="trust dialog at start-up",
                 seed_trust=False,
             ),
+            *self.configs(s, approve),
+        ]
+
+    def configs(self, s: Shapes, approve: Keys) -> list[Scenario]:
+        """What users change: MCP servers, the sandbox and approval modes, a command
+        interrupted while it runs, a draft quoting the status row."""
+        mcp_dialog = s.blocked(MCP_APPROVAL, "MCP tool approval form (lab_note)")
+        return [
+            s.dialog_turn(
+                "mcp_yes",
+                "MCP tool call (lab server's lab_note) approved",
+                P_MCP,
+                mcp_dialog,
+                approve,
+                [],
+                mcp=True,
+            ),
+            s.sc(
+                "mcp_esc",
+                "MCP tool approval form cancelled with Esc",
+                s.start(),
+                s.ask(P_MCP),
+                mcp_dialog,
+                Keys(("Escape",), "cancel with Esc"),
+                s.done("MCP call cancelled; back at the composer"),
+                mcp=True,
+            ),
+            s.sc(
+                "bash_interrupt",
+                "approved command interrupted with Esc while it runs",
+                s.start(),
+                s.ask(P_SLOW),
+                s.blocked(APPROVAL, "command approval prompt"),
+                approve,
+                s.working("approved; slow command running"),
+                Keys(("Escape",), "interrupt the running command with Esc"),
+                Expect(
+                    "idle",
+                    INTERRUPTED,
+                    "interrupted (■ Conversation interrupted); back at the composer",
+                    settle=1.5,
+                ),
+            ),
+            s.sc(
+                "full_auto_edit",
+                "--sandbox workspace-write (what --full-auto was): edit and new file, no dialog",
+                s.start(),
+                s.ask(st.P_EDIT),
+                s.done(),
+                args=["--sandbox", "workspace-write", "--ask-for-approval", "on-request"],
+            ),
+            s.sc(
+                "bypass_bash",
+                "--dangerously-bypass-approvals-and-sandbox: the command runs unasked",
+                s.start(),
+                s.ask(st.P_BASH),
+                s.done(),
+                args=["--dangerously-bypass-approvals-and-sandbox"],
+            ),
+            s.sc(
+                "never_bash",
+                "--ask-for-approval never: the escalation is refused without a dialog",
+                s.start(),
+                s.ask(st.P_BASH),
+                s.done(),
+                args=["--ask-for-approval", "never"],
+            ),
+            s.sc(
+                "draft_status",
+                "a draft quoting the status row and the MCP hint, never sent (idle)",
+                s.start(),
+                Type(DRAFT_STATUS, "draft quoting the status row, not sent"),
+                Expect("idle", DRAFT_STATUS_IDLE, "draft in the composer; still idle", settle=2.0),
+            ),
         ]
 
     def launch(
@@ -194,6 +303,12 @@ stream_max_retries = 1
 [analytics]
 enabled = false
 {trust}''')
+        if scenario.options.get("mcp"):
+            server = Path(__file__).with_name("mcp_server.py")
+            log = dirs.root / "mcp.jsonl"
+            mcp = f'\n[mcp_servers.lab]\ncommand = "python3"\nargs = ["{server}", "{log}"]\n'
+            with (codex_home / "config.toml").open("a") as out:
+                out.write(mcp)
         env = self.env(
             dirs,
             CODEX_HOME=str(codex_home),
@@ -202,4 +317,5 @@ enabled = false
         )
         # --no-daemon: otherwise the TUI starts a background app-server that outlives the pane
         # and whose socket the next run collides with.
-        return [str(self.binary()), "--no-daemon"], env
+        extra = [str(a) for a in scenario.options.get("args", [])]  # type: ignore[attr-defined]
+        return [str(self.binary()), "--no-daemon", *extra], env

@@ -796,8 +796,34 @@ def _patch_for(server: FakeModelServer, step: Tool) -> str:
     return f"*** Begin Patch\n*** Update File: {path}\n@@\n{old}{new}*** End Patch\n"
 
 
+def _mcp_name(wanted: str, tools: dict[str, Json]) -> tuple[str, str | None]:
+    """(tool name, namespace) of the offered MCP tool whose name ends with `wanted`: flat names
+    (`mcp__lab__lab_note`) or a tool inside a namespace entry (`{type: namespace, tools}`)."""
+    for name, spec in tools.items():
+        for inner in spec.get("tools") or []:
+            if isinstance(inner, dict) and str(inner.get("name", "")).endswith(wanted):
+                return str(inner["name"]), name
+        if name.endswith(wanted):
+            return name, None
+    return wanted, None
+
+
 def _codex_tool(server: FakeModelServer, step: Tool, tools: dict[str, Json]) -> Json:
     call_id = "call_" + uuid.uuid4().hex[:20]
+    if step.kind == "mcp":
+        # A tool of an MCP server the agent was configured with (tools/agentlab/mcp_server.py).
+        name, namespace = _mcp_name(str(step.args["tool"]), tools)
+        item: Json = {
+            "type": "function_call",
+            "id": "fc_" + call_id,
+            "call_id": call_id,
+            "name": name,
+            "arguments": json.dumps(step.args.get("args", {})),
+            "status": "completed",
+        }
+        if namespace is not None:
+            item["namespace"] = namespace
+        return item
     if step.kind in ("edit", "write"):
         patch = _patch_for(server, step)
         spec = tools.get("apply_patch")

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Cue, Keys
+from tools.agentlab.actions import Cue, Expect, Keys, Sleep, Type
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, package_version
 from tools.agentlab.script import Pause, Text, Thinking, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
@@ -23,6 +23,9 @@ WORKING = Cue(SPINNER)
 APPROVAL = Cue(r"Allow execution|Apply this change\?|Allow once")
 TRUST = Cue(r"Do you trust the files in this folder|Do you trust this folder|Trust folder")
 DRAFT_IDLE = Cue(r"> +Do you want to proceed", absent=SPINNER)
+
+REWIND_LIST = Cue(r"Use Enter to select a message|Select a conversation point", absent=SPINNER)
+REWIND_CONFIRM = Cue(r"Confirm Rewind")
 
 # Gemini redraws its whole live area every spinner tick (50-100 KB/s), so its turns are kept
 # shorter than the shared ones to keep each capture at a few hundred KB.
@@ -109,7 +112,7 @@ class Gemini(AgentSpec):
     ui = Ui(
         idle=IDLE,
         working=WORKING,
-        submit_pause=0.7,
+        submit_pause=1.2,
         done_settle=1.0,
         done_quiet=True,
         dialog_settle=1.2,
@@ -147,6 +150,65 @@ class Gemini(AgentSpec):
             *s.answers("thought parts streamed before the answer", "a long answer that scrolls"),
             s.draft(DRAFT_IDLE),
             s.startup_dialog("trust_dialog", "folder trust dialog", TRUST, seed_trust=False),
+            *self.configs(s, approve),
+        ]
+
+    def configs(self, s: Shapes, approve: Keys) -> list[Scenario]:
+        """What users change: YOLO and auto-edit approval modes, /rewind (checkpoints)."""
+        auto_edit = ["--approval-mode", "auto_edit"]
+        return [
+            s.sc(
+                "yolo_bash",
+                "--yolo: the shell command runs without a confirmation",
+                s.start(),
+                s.ask(st.P_BASH),
+                s.done(),
+                args=["--yolo"],
+            ),
+            s.sc(
+                "auto_edit_write",
+                "--approval-mode auto_edit: the edit and the new file go through unasked",
+                s.start(),
+                s.ask(st.P_EDIT),
+                s.done(),
+                args=auto_edit,
+            ),
+            s.dialog_turn(
+                "auto_edit_bash",
+                "--approval-mode auto_edit: a shell command still asks; approved",
+                st.P_BASH,
+                s.blocked(APPROVAL, "shell confirmation (auto-edit mode)"),
+                approve,
+                s.working("approved; command running"),
+                args=auto_edit,
+            ),
+            s.sc(
+                "rewind",
+                "auto-edited turn, then /rewind: the message list, then Confirm Rewind,"
+                " cancelled with Esc",
+                s.start(),
+                s.ask(st.P_EDIT),
+                s.done(),
+                Type("/rewind"),
+                Sleep(0.7),
+                Keys(("Enter",), "open /rewind"),
+                Expect("blocked", REWIND_LIST, "rewind: pick a message", settle=1.5),
+                # The list starts on "Stay at current position", under the messages.
+                Keys(("Up",), "move to the prompt"),
+                Sleep(0.5),
+                Keys(("Enter",), "pick the message"),
+                s.blocked(REWIND_CONFIRM, "Confirm Rewind dialog"),
+                Keys(("Escape",), "do nothing (esc)"),
+                Expect(
+                    "blocked",
+                    Cue(r"Use Enter to select a message", absent=r"Confirm Rewind"),
+                    "back at the rewind list",
+                    settle=1.2,
+                ),
+                Keys(("Escape",), "close the list (esc)"),
+                s.back("rewind cancelled; back at the input box"),
+                args=auto_edit,
+            ),
         ]
 
     def launch(
@@ -174,7 +236,8 @@ class Gemini(AgentSpec):
         if trusted:
             env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
         node = shutil.which("node") or "/usr/bin/node"
-        return [node, str(self.binary())], env
+        extra = [str(a) for a in scenario.options.get("args", [])]  # type: ignore[attr-defined]
+        return [node, str(self.binary()), *extra], env
 
     def installed(self) -> bool:
         return (
