@@ -192,3 +192,28 @@ def test_the_events_report_the_states_droid_means() -> None:
     assert state_for("droid", {"hook_event_name": "Stop"}) == "done"
     assert state_for("droid", {"hook_event_name": "PostToolUse"}) is None
     assert droid.HOOK_TIMEOUT == 10
+
+
+def test_recorded_payloads_report_the_turn() -> None:
+    """The payloads Droid 0.225.2 sent to the hook table osf-tmux installs, in a lab run of a
+    command approved (captures/droid-0.225.2-lab/hooks_bash-120x32.hooks.jsonl): PreToolUse
+    comes before the approval is asked for, the permission_prompt notification right after it
+    (before the box is drawn), Stop when the answer is complete."""
+    from osf_tmux.agents.report import state_for
+
+    path = (
+        Path(__file__).resolve().parent.parent
+        / "captures/droid-0.225.2-lab/hooks_bash-120x32.hooks.jsonl"
+    )
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line]
+    seen = [(row["event"], state_for("droid", row["payload"])) for row in lines]
+    assert seen == [
+        ("UserPromptSubmit", "working"),
+        ("PreToolUse", "working"),
+        ("Notification", "blocked"),
+        ("Stop", "done"),
+    ]
+    labels = json.loads(path.with_name("hooks_bash-120x32.labels.json").read_text())
+    blocked = next(s["offset"] for s in labels["segments"] if s["state"] == "blocked")
+    notified = next(row["bytes_offset"] for row in lines if row["event"] == "Notification")
+    assert notified <= blocked

@@ -63,6 +63,11 @@ SCENARIOS: dict[str, list[str]] = {
                  "mini_bash_yes"],
     "kilo": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_always",
              "bash_interrupt", "edit_write", "question", "interrupt_esc", "draft"],
+    # Ctrl-C only warns in Droid ("Press Ctrl+C again to exit"); Esc interrupts.
+    "droid": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_interrupt",
+              "edit_write", "question", "plan", "interrupt_esc", "draft", "trust_dialog"],
+    "grok": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_feedback",
+             "bash_interrupt", "edit_write", "interrupt_esc", "draft", "mode_switch"],
 }  # fmt: skip
 CASES = [(agent, scen, WIDE) for agent, names in SCENARIOS.items() for scen in names] + [
     (agent, scen, SMALL) for agent in SCENARIOS for scen in ("bash_yes", "draft")

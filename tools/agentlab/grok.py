@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Cue, Expect, Keys, Sleep, Type
+from tools.agentlab.actions import Action, Cue, Expect, Keys, Sleep, Type
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
 from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
@@ -40,6 +40,17 @@ SLOW = Turn(
         [Pause(0.3), Text("The slow check finished.", chunk=6, delay=0.06)],
     ],
 )
+
+
+def _keys(*keys: str, note: str) -> list[Action]:
+    """Keys one by one: Ink reads an arrow and an Enter that arrive in one read as one unknown
+    sequence, and the dialog ignores it."""
+    out: list[Action] = []
+    for key in keys:
+        if out:
+            out.append(Sleep(0.3))
+        out.append(Keys((key,), f"{note}: {key}"))
+    return out
 
 
 class Grok(AgentSpec):
@@ -76,8 +87,17 @@ class Grok(AgentSpec):
                 dialog=s.blocked(CONFIRM, "Do you want to proceed with this operation?"),
                 first_option="1. Yes",
                 working=s.working("approved; command running"),
+                reject=None,  # bash_no below: the keys go one by one
+            ),
+            s.sc(
+                "bash_no",
+                "confirmation rejected by choosing 3. No",
+                s.start(),
+                s.ask(st.P_BASH),
+                s.blocked(CONFIRM, "Do you want to proceed with this operation?"),
                 # No digit keys: the highlight moves with the arrows (wrapping).
-                reject=Keys(("Down", "Down", "Enter"), "3. No"),
+                _keys("Down", "Down", "Enter", note="3. No"),
+                s.done("rejected with No; back at the input box"),
             ),
             s.sc(
                 "bash_feedback",
@@ -85,7 +105,7 @@ class Grok(AgentSpec):
                 s.start(),
                 s.ask(st.P_BASH),
                 s.blocked(CONFIRM, "Do you want to proceed with this operation?"),
-                Keys(("Up", "Enter"), "4. No, with feedback"),
+                _keys("Up", "Enter", note="4. No, with feedback (Up wraps to it)"),
                 s.blocked(FEEDBACK, "the feedback field of the rejection"),
                 Type("keep the build directory", "feedback"),
                 Sleep(0.5),
