@@ -175,9 +175,25 @@ def test_a_file_we_cannot_read_is_left_alone(tmp_path: Path, text: str) -> None:
     assert sorted(p.name for p in folder.iterdir()) == ["hooks.json"]
 
 
-def test_no_launch_flag() -> None:
-    with pytest.raises(HooksError, match="Droid has no flag"):
-        agent_hooks.launch_argv("droid", "/usr/bin/droid", [], {})
+def test_launch_hands_a_private_settings_file_for_this_run(tmp_path: Path) -> None:
+    env, folder = factory(tmp_path)
+    argv, notes = agent_hooks.launch_argv("droid", "/usr/bin/droid", ["--auto", "low"], env)
+    settings = Path(droid.runtime_settings(env))
+    assert argv == ["/usr/bin/droid", "--settings", str(settings), "--auto", "low"] and not notes
+    assert settings.is_relative_to(tmp_path / "home" / ".local" / "state" / "osf-tmux")
+    assert settings.stat().st_mode & 0o777 == 0o600
+    data = json.loads(settings.read_text())
+    assert set(data) == {"hooks"} and ours(data["hooks"]) == {event: 1 for event in EVENTS}
+    assert list(folder.iterdir()) == []  # nothing of the person's touched
+
+
+def test_launch_when_installed_or_given_settings(tmp_path: Path) -> None:
+    env, _ = factory(tmp_path)
+    with pytest.raises(HooksError, match="--settings yourself"):
+        agent_hooks.launch_argv("droid", "droid", ["--settings", "mine.json"], env)
+    apply(plan_install("droid", env))
+    argv, notes = agent_hooks.launch_argv("droid", "droid", ["--use-spec"], env)
+    assert argv == ["droid", "--use-spec"] and "Droid runs them itself" in notes[0]
 
 
 def test_the_events_report_the_states_droid_means() -> None:

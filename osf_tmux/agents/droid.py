@@ -1,7 +1,8 @@
 """Droid (Factory CLI): our hooks in `~/.factory/hooks.json` (`$FACTORY_HOME_OVERRIDE/.factory`
 when set), whose top level is the hooks object itself (`{"Event": [{"matcher", "hooks": [...]}]}`,
-no `hooks` key around it): a file kind of its own, agents/droid_hooks.py. It has no flag or
-variable for extra settings, so no launch. Its screen: rules/droid.toml.
+no `hooks` key around it): a file kind of its own, agents/droid_hooks.py. `launch` hands it a
+runtime settings file of ours instead (`--settings FILE`, this process only). Its screen:
+rules/droid.toml.
 
 What each event means, read off the 0.225.2 bundle and seen in the lab (NOTES-droid.md):
 - `Notification` with `notification_type` `permission_prompt` ("Factory CLI needs permission to
@@ -60,10 +61,34 @@ def hook_files(env: Mapping[str, str]) -> list[HookFile]:
     return [DroidHooksFile(target, settings=folder / "settings.json")]
 
 
+def runtime_settings(env: Mapping[str, str]) -> str:
+    """Where `launch` keeps the settings file it hands to `--settings`: osf-tmux's own state
+    folder, nothing of the person's."""
+    import os
+
+    base = env.get("XDG_STATE_HOME") or os.path.join(
+        env.get("HOME") or os.path.expanduser("~"), ".local", "state"
+    )
+    return os.path.join(base, "osf-tmux", "droid-settings.json")
+
+
 def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    from pathlib import Path
+
+    from osf_tmux.agents.droid_hooks import write_runtime_settings
     from osf_tmux.agents.hooks import HooksError
 
-    raise HooksError(
-        "Droid has no flag for extra settings; use `osf-tmux hooks install --agent droid` "
-        "(it merges into ~/.factory/hooks.json and can be uninstalled)."
-    )
+    installed = [f for f in hook_files(env) if f.installed()]
+    if installed:
+        return [binary, *args], [f"{installed[0].path} holds our hooks: Droid runs them itself"]
+    if any(a == "--settings" or a.startswith("--settings=") for a in args):
+        raise HooksError(
+            "you pass --settings yourself, and Droid takes one runtime settings file: use "
+            "`osf-tmux hooks install --agent droid` instead (it merges into "
+            "~/.factory/hooks.json and can be uninstalled)."
+        )
+    # `--settings FILE` merges a settings file for this process only; its hooks run beside the
+    # person's own (hooks.json and settings.json), measured with 0.225.2.
+    path = Path(runtime_settings(env))
+    write_runtime_settings(path)
+    return [binary, "--settings", str(path), *args], []

@@ -11,6 +11,7 @@ hooks that way is refused, nothing written."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -150,3 +151,23 @@ class DroidHooksFile:
         except HooksError:
             return False
         return strip_ours(wrap(data)) != wrap(data)
+
+
+def write_runtime_settings(path: Path, command: str | None = None) -> None:
+    """The file `droid --settings FILE` merges for one run: our hooks in settings.json's
+    `hooks` shape. Rewritten on every launch, so it always runs this osf-tmux; private."""
+    table = hooks_table("droid", command)
+    data = (json.dumps({"hooks": table}, indent=2) + "\n").encode()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_name(f".{path.name}.osf-tmux-{os.getpid()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise HooksError(f"cannot write {path}: {exc.strerror or exc}") from None

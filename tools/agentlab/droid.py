@@ -177,6 +177,15 @@ class Droid(AgentSpec):
                 s.working("approved; command running"),
                 hooks=True,
             ),
+            s.dialog_turn(
+                "hooks_launch",
+                "as hooks_bash, the hooks given for this run only (`--settings FILE`)",
+                st.P_BASH,
+                s.blocked(APPROVAL, "Command to approve"),
+                approve,
+                s.working("approved; command running"),
+                hooks="settings",
+            ),
         ]
 
     def launch(
@@ -204,6 +213,7 @@ class Droid(AgentSpec):
         if scenario.options.get("seed_trust", True):
             settings["trustedFolders"] = {str(dirs.proj): {"trustedAt": "2026-01-01T00:00:00.000Z"}}
         (factory / "settings.json").write_text(json.dumps(settings, indent=2))
+        argv = [str(self.binary())]
         if scenario.options.get("hooks"):
             # Each payload with the time it came (the capture's hooks.jsonl adds its offset in
             # the bytes from the .timing file).
@@ -215,8 +225,14 @@ class Droid(AgentSpec):
                 " + chr(10))"
             )
             table = hooks_table("droid", command=shlex.join(["python3", "-c", code]))
-            (factory / "hooks.json").write_text(json.dumps(table, indent=2))
+            if scenario.options["hooks"] == "settings":
+                # `--settings FILE`: a runtime settings file for this process only.
+                runtime = dirs.root / "runtime-settings.json"
+                runtime.write_text(json.dumps({"hooks": table}, indent=2))
+                argv += ["--settings", str(runtime)]
+            else:
+                (factory / "hooks.json").write_text(json.dumps(table, indent=2))
         env = self.env(
             dirs, FACTORY_AIRGAP_ENABLED="true", FACTORY_DROID_AUTO_UPDATE_ENABLED="false"
         )
-        return [str(self.binary())], env
+        return argv, env
