@@ -165,3 +165,23 @@ def test_identified_from_its_processes(argv: list[str]) -> None:
 def test_not_taken_for_grok(argv: list[str]) -> None:
     found = load_rules().for_process(argv)
     assert found is None or found.agent != "grok"
+
+
+def test_feedback_field_garbled_while_typing(manifest: Manifest) -> None:
+    # As the 120x32 capture shows it mid-typing: a letter on the box's bottom edge, one under it.
+    rows = box(["❯ k"], 80)
+    rows[-1] = rows[-1][:6] + "e" + rows[-1][7:]
+    field = [
+        "   Type your feedback and press Enter, or press Escape to go back.",
+        "",
+        *rows,
+        "    e",
+    ]
+    snap = screen([*TRANSCRIPT, *field], 80, 24)
+    assert state(snap, manifest) == "blocked:feedback"
+
+
+def test_draft_of_the_feedback_words_is_idle(manifest: Manifest) -> None:
+    text = "Type your feedback and press Enter, or press Escape to go back."
+    snap = screen([*TRANSCRIPT, text, *input_area(80, text)], 80, 24)
+    assert state(snap, manifest) == "idle:None"
