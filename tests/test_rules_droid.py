@@ -248,6 +248,7 @@ def test_identified_from_its_processes(argv: list[str]) -> None:
         ["vim", "notes/droid"],
         ["node", "/home/u/projects/droid-game/index.js"],
         ["python3", "-m", "droid_tools"],
+        ["droid", "daemon", "--port", "37643"],
     ],
 )
 def test_not_taken_for_droid(argv: list[str]) -> None:
