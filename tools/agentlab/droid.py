@@ -20,10 +20,10 @@ from tools.agentlab.shapes import Shapes, Ui
 # The input box is pinned at the bottom: the mode row above it ("Auto (Off) · all actions require
 # approval ... Fake Model"), the box, and a help row under it ("? for help", "[⏱ 12s] ? for
 # help"). A turn shows a braille spinner row above the mode row ("⡄ Thinking...  (Press ESC to
-# stop)", "Executing..."), and the input box's placeholder becomes "Enter to steer". Approvals
-# replace the mode row and the input box with a question, a box of choices and a key hint row.
-# The spinner row: "⡄ Thinking...  (Press ESC to stop)", after an interrupt "⠰ Cancelling
-# tools...  (Please wait)" until the tool has stopped.
+# stop)", "Executing...", after an interrupt "⠰ Cancelling tools...  (Please wait)" until the
+# tool has stopped), and the input box's placeholder becomes "Enter to steer". Approvals replace
+# the mode row and the input box with a question, a box of choices and a key hint row; in spec
+# mode the box's top edge reads "╭── Spec ──╮".
 STOP_HINT = r"^ [⠀-⣿] \S[^\n]*\((?:Press ESC to stop|Please wait)\)"
 HINT_ROW = r"↑↓ navigate .*Enter select|↑/↓ Navigate • .*Select"
 IDLE = Cue(r"│ >[^\n]*│\n╰─+╯\n[^\n]*\? for help", absent=STOP_HINT + "|" + HINT_ROW, tail=6)
