@@ -67,6 +67,11 @@ SCENARIOS: dict[str, list[str]] = {
              "interrupt_esc", "question", "draft", "trust_dialog"],
     "kimi": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "edit_write",
              "interrupt_esc", "question", "draft"],
+    # Ctrl-C only warns in Droid ("Press Ctrl+C again to exit"); Esc interrupts.
+    "droid": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_interrupt",
+              "edit_write", "question", "plan", "interrupt_esc", "draft", "trust_dialog"],
+    "grok": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_feedback",
+             "bash_interrupt", "edit_write", "interrupt_esc", "draft", "mode_switch"],
 }  # fmt: skip
 # Scenarios played in one of the agent's named configurations (`scenario@config`, see the lab's
 # `record --config`): Claude Code with a custom status line, which hides the footer's

@@ -25,4 +25,5 @@ HOOKED = (
     "kilo",
     "vibe",
     "kimi",
+    "droid",
 )

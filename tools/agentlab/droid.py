@@ -1,0 +1,238 @@
+"""Droid (Factory's `@factory/cli`: the native `droid` of `@factory/cli-linux-x64`) in airgap mode
+against the fake server's OpenAI chat completions, as a custom `generic-chat-completion-api`
+model."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+from osf_tmux.agents.hooks import hooks_table
+from tools.agentlab import stories as st
+from tools.agentlab.actions import Cue, Expect, Keys
+from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, package_version
+from tools.agentlab.dialect import Dialect, ToolShape
+from tools.agentlab.script import Pause, Text, Tool, Turn
+from tools.agentlab.shapes import Shapes, Ui
+
+# The input box is pinned at the bottom: the mode row above it ("Auto (Off) · all actions require
+# approval ... Fake Model"), the box, and a help row under it ("? for help", "[⏱ 12s] ? for
+# help"). A turn shows a braille spinner row above the mode row ("⡄ Thinking...  (Press ESC to
+# stop)", "Executing...", after an interrupt "⠰ Cancelling tools...  (Please wait)" until the
+# tool has stopped), and the input box's placeholder becomes "Enter to steer". Approvals replace
+# the mode row and the input box with a question, a box of choices and a key hint row; in spec
+# mode the box's top edge reads "╭── Spec ──╮".
+STOP_HINT = r"^ [⠀-⣿] \S[^\n]*\((?:Press ESC to stop|Please wait)\)"
+HINT_ROW = r"↑↓ navigate .*Enter select|↑/↓ Navigate • .*Select"
+IDLE = Cue(r"│ >[^\n]*│\n╰─+╯\n[^\n]*\? for help", absent=STOP_HINT + "|" + HINT_ROW, tail=6)
+WORKING = Cue(STOP_HINT, absent=HINT_ROW, tail=8)
+# "Command to approve · low risk / ↳ cmd / Why this needs approval: ..." above the box of choices
+APPROVAL = Cue(r"(?s)Command to approve.*Yes, allow.*No, cancel.*navigate .*Enter select")
+EDIT_APPROVAL = Cue(r"(?s)(?:Edit|Create) .*Yes, allow.*No, cancel.*navigate .*Enter select")
+TRUST = Cue(r"(?s)Trust this folder\?.*1\. Trust this folder.*Enter to confirm")
+QUESTION = Cue(
+    r"(?s)Which database should the app use\?.*SQLite.*Or type your own answer.*Navigate"
+)
+SPEC = Cue(r"(?s)Propose Specification.*Proceed with the proposal.*No and explain why.*navigate")
+AUTONOMY = Cue(r"(?s)Proceed with Manual Approvals.*Proceed with High autonomy.*navigate")
+SPEC_IDLE = Cue(r"Spec", absent=STOP_HINT + "|" + HINT_ROW, tail=6)
+DRAFT_IDLE = Cue(r"│ > Do you want to proceed", absent=STOP_HINT)
+
+STREAMING = Expect(None, Cue(r"Streaming\.\.\."), "answer streaming (not shown yet)", settle=3.0)
+
+P_SLOW = "run the slow check"
+SLOW = Turn(
+    P_SLOW,
+    [
+        [
+            Text("Running the slow check."),
+            Tool("bash", {"command": "sleep 20; echo done", "description": "Run the slow check"}),
+        ],
+        [Pause(0.3), Text("The slow check finished.", chunk=6, delay=0.06)],
+    ],
+)
+
+
+def _questionnaire(a: dict[str, Any]) -> dict[str, Any]:
+    """AskUser takes one plain-text questionnaire: `[question]`, `[topic]`, `[option]` lines."""
+    options = "".join(f"[option] {label}\n" for label, _ in a["options"])
+    return {
+        "questionnaire": f"1. [question] {a['question']}\n[topic] {a.get('header', 'Choice')}\n"
+        + options
+    }
+
+
+class Droid(AgentSpec):
+    name = "droid"
+    folder = "droid"  # captures/droid-<version>-lab
+    turns = (SLOW,)
+    dialect = Dialect(tools={"question": ToolShape("AskUser", _questionnaire)})
+    ui = Ui(
+        idle=IDLE,
+        working=WORKING,
+        start_timeout=90,
+        submit_pause=0.5,
+        done_settle=1.2,
+        done_quiet=True,
+        dialog_settle=1.5,
+    )
+
+    def package(self) -> Path:
+        return lab_home() / "npm-droid" / "node_modules" / "@factory" / "cli-linux-x64"
+
+    def binary(self) -> Path:
+        return self.package() / "bin" / "droid"
+
+    def read_version(self) -> str:
+        return package_version(self.package() / "package.json")
+
+    def build(self, s: Shapes) -> list[Scenario]:
+        approve = Keys(("Enter",), "Yes, allow")
+        return [
+            s.startup("launch in a trusted folder; input box ready"),
+            s.text(),
+            *s.approvals(
+                what="command approval",
+                approved="command approval answered with Yes, allow",
+                dialog=s.blocked(APPROVAL, "Command to approve"),
+                first_option="Yes, allow",
+                working=s.working("approved; command running"),
+                reject=Keys(("Up", "Enter"), "No, cancel (the last choice)"),
+            ),
+            s.sc(
+                "bash_interrupt",
+                "a command approved, then interrupted with Esc while it runs",
+                s.start(),
+                s.ask(P_SLOW),
+                s.blocked(APPROVAL, "Command to approve"),
+                approve,
+                Expect(
+                    "working", Cue(r"Executing", absent=HINT_ROW), "command running", settle=1.5
+                ),
+                Keys(("Escape",), "interrupt with Esc"),
+                s.back("interrupted; back at the input box"),
+            ),
+            # Droid shows an answer only once it is complete (the spinner row reads
+            # "Streaming..." meanwhile): the interrupts wait for that row, then a while.
+            *s.interrupts(STREAMING, keys=("Escape",)),
+            s.sc(
+                "interrupt_ctrlc",
+                "Ctrl-C while the answer streams only warns (press again to exit): still "
+                "working; Esc then interrupts",
+                s.start(),
+                s.ask(st.P_ESSAY),
+                STREAMING,
+                Keys(("C-c",), "Ctrl-C once"),
+                Expect(
+                    "working",
+                    Cue(r"Press Ctrl\+C again to exit(?s:.*)" + STOP_HINT),
+                    "the exit warning; the turn goes on",
+                    settle=1.5,
+                ),
+                Keys(("Escape",), "interrupt with Esc"),
+                s.back("interrupted; back at the input box"),
+            ),
+            s.edit_write(
+                "an edit of app.py and a new NOTES.md, each approved",
+                edit=s.blocked(EDIT_APPROVAL, "edit approval"),
+                approve=approve,
+                between=s.working("edit approved", Cue(STOP_HINT, absent=HINT_ROW)),
+                write=s.blocked(EDIT_APPROVAL, "new-file approval"),
+            ),
+            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            s.dialog_turn(
+                "question",
+                "AskUser questionnaire answered with its first option",
+                st.P_QUESTION,
+                s.blocked(QUESTION, "AskUser questionnaire"),
+                Keys(("Enter",), "pick the first option"),
+                [],
+            ),
+            s.dialog_turn(
+                "plan",
+                "Spec mode (shift+tab): the plan of ExitSpecMode approved",
+                st.P_PLAN,
+                s.blocked(SPEC, "spec approval"),
+                Keys(("Enter",), "1. Proceed with the proposal"),
+                [
+                    s.blocked(AUTONOMY, "second stage: the autonomy to proceed with"),
+                    Keys(("Enter",), "1. Proceed with Manual Approvals"),
+                ],
+                start=[
+                    *s.start(),
+                    Keys(("BTab",), "shift+tab: Spec mode"),
+                    Expect("idle", SPEC_IDLE, "Spec mode, idle", settle=1.0),
+                ],
+            ),
+            s.draft(DRAFT_IDLE),
+            s.startup_dialog("trust_dialog", "folder trust dialog", TRUST, seed_trust=False),
+            s.dialog_turn(
+                "hooks_bash",
+                "command approval answered, osf-tmux's hooks logging their payloads",
+                st.P_BASH,
+                s.blocked(APPROVAL, "Command to approve"),
+                approve,
+                s.working("approved; command running"),
+                hooks=True,
+            ),
+            s.dialog_turn(
+                "hooks_launch",
+                "as hooks_bash, the hooks given for this run only (`--settings FILE`)",
+                st.P_BASH,
+                s.blocked(APPROVAL, "Command to approve"),
+                approve,
+                s.working("approved; command running"),
+                hooks="settings",
+            ),
+        ]
+
+    def launch(
+        self, dirs: RunDirs, url: str, scenario: Scenario
+    ) -> tuple[list[str], dict[str, str]]:
+        factory = dirs.home / ".factory"
+        factory.mkdir(exist_ok=True)
+        settings: dict[str, object] = {
+            "customModels": [
+                {
+                    "model": "fake-model",
+                    "id": "custom:Fake-Model-0",
+                    "index": 0,
+                    "baseUrl": f"{url}/v1",
+                    "apiKey": "sk-agentlab-fake",
+                    "displayName": "Fake Model",
+                    "maxOutputTokens": 4096,
+                    "noImageSupport": True,
+                    "provider": "generic-chat-completion-api",
+                }
+            ],
+            "sessionDefaultSettings": {"model": "custom:Fake-Model-0"},
+            "logoAnimation": "off",
+        }
+        if scenario.options.get("seed_trust", True):
+            settings["trustedFolders"] = {str(dirs.proj): {"trustedAt": "2026-01-01T00:00:00.000Z"}}
+        (factory / "settings.json").write_text(json.dumps(settings, indent=2))
+        argv = [str(self.binary())]
+        if scenario.options.get("hooks"):
+            # Each payload with the time it came (the capture's hooks.jsonl adds its offset in
+            # the bytes from the .timing file).
+            log = str(dirs.root / "hooks.jsonl")
+            code = (
+                "import json, sys, time; p = json.load(sys.stdin); "
+                f"open({log!r}, 'a').write(json.dumps("
+                "{'event': p.get('hook_event_name'), 't': round(time.time(), 3), 'payload': p})"
+                " + chr(10))"
+            )
+            table = hooks_table("droid", command=shlex.join(["python3", "-c", code]))
+            if scenario.options["hooks"] == "settings":
+                # `--settings FILE`: a runtime settings file for this process only.
+                runtime = dirs.root / "runtime-settings.json"
+                runtime.write_text(json.dumps({"hooks": table}, indent=2))
+                argv += ["--settings", str(runtime)]
+            else:
+                (factory / "hooks.json").write_text(json.dumps(table, indent=2))
+        env = self.env(
+            dirs, FACTORY_AIRGAP_ENABLED="true", FACTORY_DROID_AUTO_UPDATE_ENABLED="false"
+        )
+        return argv, env

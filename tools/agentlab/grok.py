@@ -1,0 +1,168 @@
+"""Grok CLI (`@vibe-kit/grok-cli`, an Ink app run by node as npm's `.bin/grok`) against the fake
+server's OpenAI chat completions (`GROK_BASE_URL`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tools.agentlab import stories as st
+from tools.agentlab.actions import Action, Cue, Expect, Keys, Sleep, Type
+from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
+from tools.agentlab.script import Pause, Text, Tool, Turn
+from tools.agentlab.shapes import Shapes, Ui
+
+# The input box (a round box, "│ ❯ Ask me anything... │") and the mode footer under it
+# ("⏸ auto-edit: off (shift + tab)  ≋ fake-model") are the last rows; a turn shows the spinner
+# row above the box ("\ Optimizing... (1s · ↑ 791 tokens · esc to interrupt)"). A confirmation
+# replaces box and footer: the tool row, "Do you want to proceed with this operation?", four
+# options and the key hint row.
+SPINNER = r"esc to interrupt\)"
+HINT_ROW = r"↑↓ navigate • Enter select • Esc cancel"
+IDLE = Cue(
+    r"│ ❯[^\n]*│\n *╰─+╯\n[^\n]*auto-edit: (?:off|on)", absent=SPINNER + "|" + HINT_ROW, tail=5
+)
+WORKING = Cue(SPINNER, absent=HINT_ROW, tail=8)
+CONFIRM = Cue(
+    r"(?s)Do you want to proceed with this operation\?.*1\. Yes.*4\. No, with feedback.*" + HINT_ROW
+)
+FEEDBACK = Cue(r"Type your feedback and press Enter, or press Escape to go back")
+DRAFT_IDLE = Cue(r"│ ❯ Do you want to proceed", absent=SPINNER)
+
+P_SLOW = "run the slow check"
+SLOW = Turn(
+    P_SLOW,
+    [
+        [
+            Text("Running the slow check."),
+            Tool("bash", {"command": "sleep 20; echo done", "description": "Run the slow check"}),
+        ],
+        [Pause(0.3), Text("The slow check finished.", chunk=6, delay=0.06)],
+    ],
+)
+
+
+def _keys(*keys: str, note: str) -> list[Action]:
+    """Keys one by one: Ink reads an arrow and an Enter that arrive in one read as one unknown
+    sequence, and the dialog ignores it."""
+    out: list[Action] = []
+    for key in keys:
+        if out:
+            out.append(Sleep(0.3))
+        out.append(Keys((key,), f"{note}: {key}"))
+    return out
+
+
+class Grok(AgentSpec):
+    name = "grok"
+    folder = "grok"  # captures/grok-<version>-lab
+    turns = (SLOW,)
+    ui = Ui(
+        idle=IDLE,
+        working=WORKING,
+        start_timeout=60,
+        submit_pause=0.5,
+        done_settle=1.2,
+        done_quiet=True,
+        dialog_settle=1.5,
+    )
+
+    def binary(self) -> Path:
+        return npm_bin("grok", "grok")
+
+    def read_version(self) -> str:
+        # `grok --version` prints a hard-coded 1.0.1.
+        return package_version(
+            npm_prefix("grok") / "node_modules" / "@vibe-kit" / "grok-cli" / "package.json"
+        )
+
+    def build(self, s: Shapes) -> list[Scenario]:
+        approve = Keys(("Enter",), "1. Yes (selected)")
+        return [
+            s.startup("launch; input box ready"),
+            s.text(),
+            *s.approvals(
+                what="confirmation",
+                approved="confirmation answered with 1. Yes",
+                dialog=s.blocked(CONFIRM, "Do you want to proceed with this operation?"),
+                first_option="1. Yes",
+                working=s.working("approved; command running"),
+                reject=None,  # bash_no below: the keys go one by one
+            ),
+            s.sc(
+                "bash_no",
+                "confirmation rejected by choosing 3. No",
+                s.start(),
+                s.ask(st.P_BASH),
+                s.blocked(CONFIRM, "Do you want to proceed with this operation?"),
+                # No digit keys: the highlight moves with the arrows (wrapping).
+                _keys("Down", "Down", "Enter", note="3. No"),
+                s.done("rejected with No; back at the input box"),
+            ),
+            s.sc(
+                "bash_feedback",
+                "confirmation answered with 4. No, with feedback, the feedback typed and sent",
+                s.start(),
+                s.ask(st.P_BASH),
+                s.blocked(CONFIRM, "Do you want to proceed with this operation?"),
+                _keys("Up", "Enter", note="4. No, with feedback (Up wraps to it)"),
+                s.blocked(FEEDBACK, "the feedback field of the rejection"),
+                Type("keep the build directory", "feedback"),
+                Sleep(0.5),
+                Keys(("Enter",), "send the feedback"),
+                s.done("rejected with feedback; back at the input box"),
+            ),
+            s.sc(
+                "bash_interrupt",
+                "a command approved, then interrupted with Esc while it runs",
+                s.start(),
+                s.ask(P_SLOW),
+                s.blocked(CONFIRM, "Do you want to proceed with this operation?"),
+                approve,
+                Expect(
+                    "working", Cue(r"Executing", absent=HINT_ROW), "command running", settle=1.5
+                ),
+                Keys(("Escape",), "interrupt with Esc"),
+                s.back("interrupted; back at the input box"),
+            ),
+            *s.interrupts(keys=("Escape",)),
+            s.edit_write(
+                "an edit of app.py and a new NOTES.md, each approved with 1. Yes",
+                edit=s.blocked(CONFIRM, "edit confirmation"),
+                approve=approve,
+                between=s.working("edit approved", Cue(SPINNER, absent=HINT_ROW)),
+                write=s.blocked(CONFIRM, "new-file confirmation"),
+            ),
+            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            s.draft(DRAFT_IDLE),
+            s.sc(
+                "mode_switch",
+                "shift+tab turns auto-edit on and off again (idle throughout)",
+                s.start(),
+                Keys(("BTab",), "auto-edit on"),
+                Expect("idle", Cue(r"auto-edit: on", tail=2), "auto-edit on, idle", settle=1.0),
+                Keys(("BTab",), "auto-edit off"),
+                Expect("idle", Cue(r"auto-edit: off", tail=2), "auto-edit off, idle", settle=1.0),
+            ),
+        ]
+
+    def launch(
+        self, dirs: RunDirs, url: str, scenario: Scenario
+    ) -> tuple[list[str], dict[str, str]]:
+        grok = dirs.home / ".grok"
+        grok.mkdir(exist_ok=True)
+        settings = {
+            "baseURL": f"{url}/v1",
+            "defaultModel": "fake-model",
+            "models": ["fake-model"],
+            "apiKey": "sk-agentlab-fake",
+            "settingsVersion": 2,
+        }
+        (grok / "user-settings.json").write_text(json.dumps(settings, indent=2))
+        env = self.env(
+            dirs,
+            GROK_API_KEY="sk-agentlab-fake",
+            GROK_BASE_URL=f"{url}/v1",
+            GROK_MODEL="fake-model",
+        )
+        return [str(self.binary())], env
