@@ -180,7 +180,15 @@ class Daemon:
         self.publish_due = False  # panes went away: counts and marks must be written again
         self.last_status_write = float("-inf")
         self.woke = float("-inf")
-        self.counters = {"sweeps": 0, "publishes": 0, "reseeds": 0, "mismatches": 0}
+        self.counters = {
+            "sweeps": 0,
+            "publishes": 0,
+            "reseeds": 0,
+            "mismatches": 0,
+            "wakeups": 0,  # loop turns that waited for bytes or a deadline
+            "judged": 0,  # screens judged; of them, classified (the rest kept their verdict)
+            "classified": 0,
+        }
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
@@ -314,6 +322,7 @@ class Daemon:
         timeout = max(0.0, min(max_wait, self._next_deadline(now) - now))
         ready = self.selector.select(timeout)
         self.woke = self.clock.now()
+        self.counters["wakeups"] += 1
         for key, _ in ready:
             if key.data is None:
                 _drain(self._wake_r)
@@ -464,10 +473,13 @@ class Daemon:
             if w.judge is None or w.judge.manifest is not w.manifest:
                 w.judge = ScreenJudge(w.manifest)
             snap = polled if polled is not None else w.screen.snapshot()  # type: ignore[union-attr]
+            judge, classified = w.judge, w.judge.classified
             try:
-                w.verdict = self.budget.run(functools.partial(w.judge.verdict, snap))
+                w.verdict = self.budget.run(functools.partial(judge.verdict, snap))
             except OverBudget:  # the last verdict stands until the next turn judges again
                 self._drop_slow_rules(w.manifest, snap)
+            self.counters["judged"] += 1
+            self.counters["classified"] += judge.classified - classified
         else:
             w.verdict = None
         before = w.tracker.current
