@@ -337,28 +337,36 @@ def table(sources: list[str], panes: int, seconds: float, runs: int) -> None:
         )
 
 
-def rest(panes: int, seconds: float) -> None:
-    """tmux calls per second while nothing happens: idle agent panes and plain shells."""
+def rest(panes: int, seconds: float, agents: int) -> None:
+    """tmux calls and wake-ups per second while nothing happens: idle agent panes (the first
+    `agents`) and plain shells."""
     with private_daemon() as (server, daemon, _):
         for i in range(panes):
             pane = server.new_pane(["sh", "-c", "printf 'idle'; exec sleep 100000"], 120, 32)
-            if i % 2 == 0:
+            if i < agents:
                 server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
         daemon.start()
         assert daemon.proc is not None
         retry_until(lambda: len(daemon.status().get("panes", [])) >= panes, timeout=15)
         time.sleep(3)  # start-up (attaching, seeding) is not rest
-        calls0 = daemon.status()["counters"]["tmux_calls"]
-        cpu0, _ = proc_times(daemon.proc.pid)
+        pid = daemon.proc.pid
+        st0 = _fresh_status(daemon, time.time())
+        cpu0, _ = proc_times(pid)
+        sw0 = context_switches(pid)
         t0 = time.monotonic()
         time.sleep(seconds)
         wall = time.monotonic() - t0
-        cpu1, rss = proc_times(daemon.proc.pid)
-        retry_until(lambda: daemon.status()["updated"] > time.time() - 6, timeout=10)
-        calls1 = daemon.status()["counters"]["tmux_calls"]
+        cpu1, rss = proc_times(pid)
+        sw1 = context_switches(pid)
+        st1 = _fresh_status(daemon, time.time())
+        span = float(st1["updated"]) - float(st0["updated"])
+        c0, c1 = st0["counters"], st1["counters"]
         print(
-            f"at rest with {panes} panes ({(panes + 1) // 2} agents) for {wall:.0f} s: "
-            f"{(calls1 - calls0) / wall:.2f} tmux calls/s, CPU "
+            f"at rest with {panes} panes ({agents} agents) for {wall:.0f} s, load average "
+            f"{_loadavg()}: {(c1['tmux_calls'] - c0['tmux_calls']) / span:.2f} tmux calls/s, "
+            f"{(c1['wakeups'] - c0['wakeups']) / span:.2f} wake-ups/s "
+            f"({(sw1 - sw0) / wall:.2f} context switches/s), "
+            f"{(c1['sweeps'] - c0['sweeps']) / span:.2f} sweeps/s, CPU "
             f"{100 * (cpu1 - cpu0) / wall:.2f} % of a core, RSS {rss / 1024:.1f} MB"
         )
 
@@ -432,6 +440,7 @@ def main() -> None:
     rs = sub.add_parser("rest")
     rs.add_argument("--panes", type=int, default=10)
     rs.add_argument("--seconds", type=float, default=30)
+    rs.add_argument("--agents", type=int, default=None, help="default: half the panes")
     fl = sub.add_parser("flood")
     fl.add_argument("--seconds", type=float, default=5)
     fl.add_argument("--busy", type=int, default=0, help="other panes spinning meanwhile")
@@ -448,7 +457,9 @@ def main() -> None:
             args.runs,
         )
     elif args.what == "rest":
-        rest(args.panes, args.seconds)
+        rest(
+            args.panes, args.seconds, (args.panes + 1) // 2 if args.agents is None else args.agents
+        )
     else:
         flood(args.seconds, args.busy)
 
