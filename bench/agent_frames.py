@@ -15,6 +15,9 @@ Two kinds of source, each a byte prefix that sets the screen up and a loop of (p
 
 from __future__ import annotations
 
+import base64
+import itertools
+import json
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -189,6 +192,22 @@ def capture_loop(agent: str) -> tuple[bytes, Iterator[tuple[float, bytes]]]:
 
 def source(name: str) -> tuple[bytes, Iterator[tuple[float, bytes]]]:
     return issue_claude() if name == ISSUE_CLAUDE else capture_loop(name)
+
+
+def write_loop(name: str, path: Path) -> None:
+    """One loop of `name`'s frames, for bench/replay_pane.py to play over and over: worked out
+    once here, so that ten panes do not each replay captures (and load rules) as they start."""
+    prefix, frames = source(name)
+    if name == ISSUE_CLAUDE:
+        loop = list(itertools.islice(frames, 3000))  # five minutes at 10 Hz
+    else:
+        stretch = pick_stretch(name)
+        loop = list(itertools.islice(frames, len(stretch.chunks) + 1))  # and the reset
+    data = {
+        "prefix": base64.b64encode(prefix).decode(),
+        "frames": [[pause, base64.b64encode(chunk).decode()] for pause, chunk in loop],
+    }
+    path.write_text(json.dumps(data))
 
 
 def main() -> None:

@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agent_frames import ISSUE_CLAUDE, agents_with_stretches  # noqa: E402
+from agent_frames import ISSUE_CLAUDE, agents_with_stretches, write_loop  # noqa: E402
 
 from osf_tmux.judge.corpus import Capture, find_captures  # noqa: E402
 from tests.live import DaemonProcess, Feeder  # noqa: E402
@@ -84,15 +84,17 @@ def spinners(
     rate: float = 10.0,
     agent: str = "claude",
     frames: str | None = None,
+    into: Path | None = None,
 ) -> None:
     """`count` panes marked as `agent`'s, running the fake spinner (drawn like `agent`, if it
     can) or, with `frames`, replaying that source's working frames (bench/agent_frames.py)."""
     look = agent if agent in LOOKS else "claude"
+    command = [sys.executable, str(SPINNER), str(rate), look]
+    if frames is not None:
+        loop = (into or Path(tempfile.mkdtemp(prefix="osf-frames-"))) / "frames.json"
+        write_loop(frames, loop)
+        command = [sys.executable, str(REPLAY), str(loop)]
     for _ in range(count):
-        if frames is None:
-            command = [sys.executable, str(SPINNER), str(rate), look]
-        else:
-            command = [sys.executable, str(REPLAY), frames]
         pane = server.new_pane(command, 120, 32)
         server.cmd("set-option", "-p", "-t", pane, "@osf-agent", agent)
 
@@ -151,9 +153,9 @@ def _fresh_status(daemon: DaemonProcess, after: float) -> dict[str, Any]:
 def measure_load(
     panes: int, seconds: float, rate: float, agent: str, frames: str | None
 ) -> LoadRun:
-    with private_daemon() as (server, daemon, _):
-        spinners(server, panes, rate, agent, frames)
-        daemon.start()
+    with private_daemon() as (server, daemon, tmp):
+        spinners(server, panes, rate, agent, frames, tmp)
+        start(daemon)
         assert daemon.proc is not None
         pid = daemon.proc.pid
         # An agent's rules see its own spinner screen as working; other agents' rules may not.
@@ -221,7 +223,7 @@ def latency(trials: int, busy: int) -> None:
         sys.exit("no capture with a working -> blocked transition under captures/")
     with private_daemon() as (server, daemon, tmp):
         spinners(server, busy)  # other agents drawing meanwhile
-        daemon.start()
+        start(daemon)
         results = []
         rng = random.Random(7)
         for i in range(trials):
@@ -258,6 +260,21 @@ def latency(trials: int, busy: int) -> None:
         print(
             f"  p50 {statistics.median(ms):.0f} ms   p90 {ms[math.ceil(len(ms) * 0.9) - 1]:.0f} ms"
             f"   max {ms[-1]:.0f} ms   (includes ~3 ms per tmux poll)"
+        )
+
+
+def start(daemon: DaemonProcess) -> None:
+    """`daemon.start()`, with more patience: on a machine at load average 30 to 40 the daemon
+    took 15 s of wall time (0.4 s of CPU) to import and write its first status."""
+    try:
+        daemon.start()
+    except WaitTimeout:
+        assert daemon.proc is not None
+        pid = daemon.proc.pid
+        retry_until(
+            lambda: daemon.status().get("running") and daemon.status().get("pid") == pid,
+            timeout=120,
+            what="daemon status",
         )
 
 
@@ -345,7 +362,7 @@ def rest(panes: int, seconds: float, agents: int) -> None:
             pane = server.new_pane(["sh", "-c", "printf 'idle'; exec sleep 100000"], 120, 32)
             if i < agents:
                 server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
-        daemon.start()
+        start(daemon)
         assert daemon.proc is not None
         retry_until(lambda: len(daemon.status().get("panes", [])) >= panes, timeout=15)
         time.sleep(3)  # start-up (attaching, seeding) is not rest
@@ -374,7 +391,7 @@ def rest(panes: int, seconds: float, agents: int) -> None:
 def flood(seconds: float, busy: int) -> None:
     with private_daemon() as (server, daemon, _):
         spinners(server, busy)  # other agents drawing meanwhile
-        daemon.start()
+        start(daemon)
         assert daemon.proc is not None and server.pid is not None
         pid = daemon.proc.pid
         cmd = [
