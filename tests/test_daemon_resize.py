@@ -96,13 +96,14 @@ def test_the_sweep_leaves_quiet_shells_processes_unread(
     pane. A pane that is no agent and prints nothing is re-read only every `quiet_identify`; an
     agent's pane at every sweep."""
     import osf_tmux.daemon.loop as loop
+    from osf_tmux.daemon import process
 
     server = tmux_server
     shells = [server.new_pane(["sleep", "100000"], 80, 24) for _ in range(3)]
     agent = server.new_pane(["sleep", "100000"], 80, 24)
     server.cmd("set-option", "-p", "-t", agent, "@osf-agent", "claude")
     read: list[int] = []
-    real = loop.foreground_signature
+    real = process.foreground_signature
 
     def counted(pid: int) -> tuple[int | None, str]:
         read.append(pid)
