@@ -28,6 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from daemon_bench import start as start_daemon  # noqa: E402
+
 from tests.live import DaemonProcess, Feeder  # noqa: E402
 from tests.test_daemon_live import claude_prompt, pane_status  # noqa: E402
 from tests.tmux_server import TmuxServer, retry_until  # noqa: E402
@@ -90,7 +92,7 @@ def scale(panes: int, agents: int, seconds: float) -> None:
             for pane in spinning:
                 server.cmd("set-option", "-p", "-t", pane, "@osf-agent", "claude")
             t0 = time.monotonic()
-            d.start()
+            start_daemon(d)  # patient: see daemon_bench.start
             assert d.proc is not None and server.pid is not None
 
             def watched() -> bool:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.daemon.loop import Daemon
+from osf_tmux.daemon.loop import Daemon, Settings
 from osf_tmux.daemon.source import PipeFactory
 from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.tmux import ServerSpec, Tmux
@@ -64,8 +64,14 @@ def test_an_agent_started_by_a_wrapper_is_found_by_the_sweep(
         ["sh", "-c", f"while [ ! -e {flag} ]; do sleep 0.2; done; {fake}; true"], 80, 24
     )
     run = tmp_path / "run"
+    # A pane that is no agent and prints nothing has its processes re-read by the sweep only
+    # every `quiet_identify` (10 s); this test is about what a re-read compares, so at once.
     daemon = Daemon(
-        Tmux(ServerSpec(server.socket_name)), load_rules(None), PipeFactory(run), token=str(run)
+        Tmux(ServerSpec(server.socket_name)),
+        load_rules(None),
+        PipeFactory(run),
+        token=str(run),
+        settings=Settings(quiet_identify=0.0),
     )
     daemon.pipes.prepare()
     try:
@@ -79,5 +85,51 @@ def test_an_agent_started_by_a_wrapper_is_found_by_the_sweep(
             return manifest is not None and manifest.agent == "claude"
 
         retry_until(found, timeout=5, what="the wrapper's agent found by a sweep")
+    finally:
+        daemon._close_all()
+
+
+def test_the_sweep_leaves_quiet_shells_processes_unread(
+    tmux_server: TmuxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #15: a sweep of 200 panes spent most of its time reading the process tree of every
+    pane. A pane that is no agent and prints nothing is re-read only every `quiet_identify`; an
+    agent's pane at every sweep."""
+    import osf_tmux.daemon.loop as loop
+    from osf_tmux.daemon import process
+
+    server = tmux_server
+    shells = [server.new_pane(["sleep", "100000"], 80, 24) for _ in range(3)]
+    agent = server.new_pane(["sleep", "100000"], 80, 24)
+    server.cmd("set-option", "-p", "-t", agent, "@osf-agent", "claude")
+    read: list[int] = []
+    real = process.foreground_signature
+
+    def counted(pid: int) -> tuple[int | None, str]:
+        read.append(pid)
+        return real(pid)
+
+    monkeypatch.setattr(loop, "foreground_signature", counted)
+    run = tmp_path / "run"
+    daemon = Daemon(
+        Tmux(ServerSpec(server.socket_name)), load_rules(None), PipeFactory(run), token=str(run)
+    )
+    daemon.pipes.prepare()
+    try:
+        daemon.sweep()
+        first = len(read)
+        assert first >= 4  # every pane once (the server's first pane too)
+        read.clear()
+        daemon.sweep()
+        daemon.sweep()
+        pids = {daemon.panes[p].info.pid for p in [*shells, agent]}
+        assert daemon.panes[agent].info.pid in read
+        assert len(read) == 2  # the agent's pane, twice; no shell
+        assert not (pids - {daemon.panes[agent].info.pid}) & set(read)
+        for p in shells:
+            daemon.panes[p].signature_read -= daemon.settings.quiet_identify
+        read.clear()
+        daemon.sweep()
+        assert {daemon.panes[p].info.pid for p in shells} <= set(read)
     finally:
         daemon._close_all()

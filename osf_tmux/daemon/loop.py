@@ -63,6 +63,14 @@ _WAKE = "\0wake"  # selector data of the wake-up waiter (pane ids start with %)
 @dataclass(frozen=True)
 class Settings:
     sweep_interval: float = 2.0  # list-panes: new and gone panes, sizes, focus, reports
+    # With tmux hooks, every change of panes, sizes or focus, and every agent report, wakes the
+    # daemon for a sweep at once; the periodic one only catches what no hook reports (an
+    # `@osf-agent` set by hand, a process change in a pane that prints nothing).
+    sweep_interval_hooked: float = 5.0
+    # An agent pane that prints has its processes re-read this often: an agent that exits
+    # leaves its shell's prompt, so the pane stops being judged as the agent's without waiting
+    # for a sweep.
+    agent_identify: float = 2.0
     retry_sweep: float = 0.25  # after a tmux call failed (a pane closed meanwhile), look again
     # (tmux hooks wake the daemon for a sweep at once when panes or focus change)
     settle: float = 0.03  # a pane quiet this long has finished drawing its frame
@@ -78,6 +86,10 @@ class Settings:
     foreign_poll_idle: float = 0.5  # ... and this often while it sits unchanged, idle or done
     foreign_hot: float = 2.0  # "changes": its screen changed this recently
     identify_interval: float = 0.5  # re-read a non-agent pane's process when it prints
+    # ... and, when it prints nothing, let the sweep re-read it only this often: an agent that
+    # starts draws at once (read then), and a quiet shell's process tree costs two /proc reads
+    # per sweep (~60 % of a sweep of 200 panes). Agent panes are re-read at every sweep.
+    quiet_identify: float = 10.0
     status_interval: float = 0.2  # at most this often rewrite the status file
     status_refresh: float = 5.0  # ... and at least this often (fresh counters for `status`)
     # While several panes draw, one wake-up gathers the frames of all of them: a wake-up costs
@@ -124,6 +136,7 @@ class PaneWatch:
     report: tuple[str, Report | None] = ("", None)  # `@osf_report` as read, and parsed
     last_identify: float = float("-inf")
     identity: tuple[object, ...] = ()  # what identified it last (see Daemon._identify)
+    signature_read: float = float("-inf")  # when its foreground processes were last read
     seed_not_before: float = float("-inf")
     # Someone else's pipe: the screen as the last capture showed it, and when to capture next.
     polled: Snapshot | None = None
@@ -180,7 +193,15 @@ class Daemon:
         self.publish_due = False  # panes went away: counts and marks must be written again
         self.last_status_write = float("-inf")
         self.woke = float("-inf")
-        self.counters = {"sweeps": 0, "publishes": 0, "reseeds": 0, "mismatches": 0}
+        self.counters = {
+            "sweeps": 0,
+            "publishes": 0,
+            "reseeds": 0,
+            "mismatches": 0,
+            "wakeups": 0,  # loop turns that waited for bytes or a deadline
+            "judged": 0,  # screens judged; of them, classified (the rest kept their verdict)
+            "classified": 0,
+        }
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
@@ -294,7 +315,7 @@ class Daemon:
 
     # ---- the loop --------------------------------------------------------------------------
 
-    def step(self, max_wait: float = 1.0) -> None:
+    def step(self, max_wait: float = float("inf")) -> None:
         """One turn: wait for bytes or the next deadline, then do what is due."""
         now = self.clock.now()
         if now >= self.next_sweep:
@@ -314,6 +335,7 @@ class Daemon:
         timeout = max(0.0, min(max_wait, self._next_deadline(now) - now))
         ready = self.selector.select(timeout)
         self.woke = self.clock.now()
+        self.counters["wakeups"] += 1
         for key, _ in ready:
             if key.data is None:
                 _drain(self._wake_r)
@@ -336,7 +358,9 @@ class Daemon:
         s = self.settings
         if self.publish_due:
             return now  # a sweep dropped a pane: its state leaves the counts right away
-        times = [self.next_sweep, self.next_check]
+        # The cross-check and the status file's refresh wait for a wake-up that has another
+        # reason (at rest: the sweep), so that nothing but the sweep wakes an idle daemon.
+        times = [self.next_sweep]
         for w in self._busy():
             if w.pending:
                 return now
@@ -353,7 +377,6 @@ class Daemon:
         times += [self.panes[p].next_poll for p in self.polled]
         if self.status_dirty:
             times.append(self.last_status_write + s.status_interval)
-        times.append(self.last_status_write + s.status_refresh)
         return min(times)
 
     def _on_bytes(self, watch: PaneWatch, data: bytes) -> None:
@@ -368,6 +391,10 @@ class Daemon:
             if now - watch.last_identify >= self.settings.identify_interval:
                 self._identify(watch, now)
             return
+        if now - watch.signature_read >= self.settings.agent_identify:
+            self._identify(watch, now, if_changed=True)
+            if watch.manifest is None:
+                return  # the agent is gone: its shell's output is not parsed
         if watch.dropping_since is not None:
             watch.dropped += len(data)
             return
@@ -464,10 +491,13 @@ class Daemon:
             if w.judge is None or w.judge.manifest is not w.manifest:
                 w.judge = ScreenJudge(w.manifest)
             snap = polled if polled is not None else w.screen.snapshot()  # type: ignore[union-attr]
+            judge, classified = w.judge, w.judge.classified
             try:
-                w.verdict = self.budget.run(functools.partial(w.judge.verdict, snap))
+                w.verdict = self.budget.run(functools.partial(judge.verdict, snap))
             except OverBudget:  # the last verdict stands until the next turn judges again
                 self._drop_slow_rules(w.manifest, snap)
+            self.counters["judged"] += 1
+            self.counters["classified"] += judge.classified - classified
         else:
             w.verdict = None
         before = w.tracker.current
@@ -545,7 +575,10 @@ class Daemon:
         )
         self.counters["sweeps"] += 1
         now = self.clock.now()
-        self.next_sweep = now + self.settings.sweep_interval
+        s = self.settings
+        listening = self.waiting and self.waiter is not None and self.waiter.proc is not None
+        interval = max(s.sweep_interval, s.sweep_interval_hooked) if listening else s.sweep_interval
+        self.next_sweep = now + interval
         self.clients = [
             line[len(_CLIENT_HEAD) :] for line in out.splitlines() if line.startswith(_CLIENT_HEAD)
         ]
@@ -703,13 +736,17 @@ class Daemon:
         what they were (reading a pane's whole process tree costs ~0.1 ms: 20 ms a sweep at
         200 panes)."""
         info = w.info
-        identity = (
-            foreground_signature(info.pid),
-            info.current_command,
-            info.agent_override,
-            info.report,
-            info.dead,
-        )
+        listed = (info.current_command, info.agent_override, info.report, info.dead)
+        if (
+            if_changed
+            and w.manifest is None
+            and w.identity[1:] == listed
+            and now - w.signature_read < self.settings.quiet_identify
+            and not self._fresh_report(info)
+        ):
+            return  # not an agent, quiet, and tmux lists it as before
+        w.signature_read = now
+        identity = (foreground_signature(info.pid), *listed)
         if if_changed and identity == w.identity and not self._fresh_report(info):
             return
         w.identity = identity

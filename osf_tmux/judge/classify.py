@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from osf_tmux.judge.digit_blind import TO_ZERO, is_digit_blind
 from osf_tmux.judge.fast_search import Finder, fast_search
 from osf_tmux.judge.line_local import is_line_local
 from osf_tmux.judge.manifest import Condition, Manifest, Rule
@@ -70,12 +71,15 @@ class _Plan:
     index), one Verdict per rule. Built once per manifest; the rules themselves are untouched."""
 
     __slots__ = (
+        "blind",
+        "blind_signatures",
         "default",
         "line_local",
         "manifest",
         "regions",
         "rules",
         "searches",
+        "seeing",
         "sees_cursor",
         "sees_title",
         "signatures",
@@ -99,6 +103,12 @@ class _Plan:
         self.regions = tuple(index)
         self.default = Verdict(DEFAULT_STATE, None, manifest.agent)
         self.searches = tuple(finders.values())
+        # Patterns that cannot tell one digit from another (digit_blind.py) see a row the same
+        # as with every digit written `0`: a ticking counter's rows share their answers.
+        blind = {p for p in finders if is_digit_blind(p)}
+        self.blind = tuple(f for p, f in finders.items() if p in blind)
+        self.seeing = tuple(f for p, f in finders.items() if p not in blind)
+        self.blind_signatures: dict[str, tuple[bool, ...]] = {}
         # A pattern searched in one row only cannot cross lines, whatever it says.
         self.line_local = all(c.region.one_row or is_line_local(c.pattern) for c in conditions)
         self.sees_cursor = any(r.kind == "cursor_row" for r in self.regions)
@@ -113,10 +123,20 @@ class _Plan:
         if sig is None:
             if len(self.signatures) >= _SIGNATURES_MAX:
                 self.signatures.clear()
+            # Blank, rule and the blind patterns' answers: none of them tells digits apart.
+            zeroed = row.translate(TO_ZERO)
+            blind = self.blind_signatures.get(zeroed)
+            if blind is None:
+                if len(self.blind_signatures) >= _SIGNATURES_MAX:
+                    self.blind_signatures.clear()
+                blind = self.blind_signatures[zeroed] = (
+                    not zeroed or zeroed.isspace(),
+                    is_rule_row(zeroed),
+                    *(search(zeroed) is not None for search in self.blind),
+                )
             sig = self.signatures[row] = (
-                not row or row.isspace(),
-                is_rule_row(row),
-                *(search(row) is not None for search in self.searches),
+                *blind,
+                *(search(row) is not None for search in self.seeing),
             )
         return sig
 

@@ -15,12 +15,16 @@ class ScreenJudge:
     def __init__(self, manifest: Manifest) -> None:
         self.manifest = manifest
         self._last: tuple[Snapshot, Verdict] | None = None
+        self.classified = 0  # screens classified, and screens that kept the verdict without
+        self.skipped = 0
 
     def verdict(self, snap: Snapshot) -> Verdict:
         last = self._last
         if last is not None and same_verdict(last[0], snap, self.manifest):
             verdict = last[1]
+            self.skipped += 1
         else:
             verdict = classify(snap, self.manifest)
+            self.classified += 1
         self._last = (snap, verdict)
         return verdict
