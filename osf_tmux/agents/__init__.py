@@ -13,4 +13,15 @@ functions).
 May import: osf_tmux.daemon, osf_tmux.judge, osf_tmux.vt and the bottom modules."""
 
 # The table: agents with a module of their own here, in the order `--agent` lists them.
-HOOKED = ("claude", "codex", "gemini", "pi", "cline", "qwen", "copilot", "opencode", "kilo")
+HOOKED = (
+    "claude",
+    "codex",
+    "gemini",
+    "pi",
+    "cline",
+    "qwen",
+    "copilot",
+    "opencode",
+    "kilo",
+    "auggie",
+)
