@@ -63,6 +63,9 @@ SCENARIOS: dict[str, list[str]] = {
                  "mini_bash_yes"],
     "kilo": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_always",
              "bash_interrupt", "edit_write", "question", "interrupt_esc", "draft"],
+    # Esc does nothing at Auggie's tool approval: no bash_esc.
+    "auggie": ["startup", "text", "bash_yes", "bash_no", "edit_write", "question",
+               "interrupt_esc", "draft", "indexing_permission"],
 }  # fmt: skip
 CASES = [(agent, scen, WIDE) for agent, names in SCENARIOS.items() for scen in names] + [
     (agent, scen, SMALL) for agent in SCENARIOS for scen in ("bash_yes", "draft")

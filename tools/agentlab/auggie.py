@@ -25,7 +25,8 @@ IDLE = Cue(r"to show shortcuts", absent=SPINNER + "|" + ASKING, tail=6)
 WORKING = Cue(SPINNER, absent=ASKING)
 APPROVAL = Cue(r"Tool Approval Required[\s\S]*╰─+╯\s*\n\s*" + APPROVAL_KEYS + r"\s*$")
 QUESTION = Cue(r"Which database[\s\S]*Choose a response:[\s\S]*Chat about this")
-ONBOARDING = Cue(r"Welcome to Augment Code![\s\S]*Press return to continue, or esc to skip")
+# (At 80x24 the welcome's header has scrolled off: the cue is the page's body and hint.)
+ONBOARDING = Cue(r"Commands run automatically[\s\S]*Press return to continue, or esc to skip")
 INDEXING = Cue(r"Workspace Indexing Permission[\s\S]*Press 1/2/3/4 to select directly")
 DRAFT_IDLE = Cue(r"› +Do you want to proceed", absent=SPINNER)
 COMMAND = "rm -rf build && sleep 2 && echo done"
@@ -87,6 +88,9 @@ class Auggie(AgentSpec):
 
     def build(self, s: Shapes) -> list[Scenario]:
         approve = Keys(("a",), "[A]llow")
+        # Auggie draws an answer's text once a line is complete, not as it streams (the essay is
+        # one long paragraph): interrupts come while the status row says the response streams.
+        streaming = Expect(None, Cue(r"Processing response\.\.\."), "answer streaming", settle=2.0)
         return [
             s.startup("launch; input box ready"),
             s.text(),
@@ -102,10 +106,18 @@ class Auggie(AgentSpec):
                 # lab saw the screen unchanged for 30 s after it.
                 esc=False,
             ),
-            # Auggie draws an answer's text once the message is complete, not as it streams:
-            # the interrupt comes while the status row says the response is being processed.
-            *s.interrupts(
-                Expect(None, Cue(r"Processing response\.\.\."), "answer streaming", settle=2.0)
+            *s.interrupts(streaming, keys=("Escape",)),
+            # Ctrl-C does not stop a turn: with an empty input box it only says "Press Ctrl+C
+            # again to exit" (a second one quits); the answer goes on to its end.
+            s.sc(
+                "interrupt_ctrlc",
+                "Ctrl-C while an answer streams: the turn goes on (a second Ctrl-C would quit)",
+                s.start(),
+                s.ask(st.P_ESSAY),
+                streaming,
+                Keys(("C-c",), "Ctrl-C once"),
+                s.working("Ctrl-C pressed once; still working", Cue(r"Press Ctrl\+C again")),
+                Expect("idle", IDLE, "the answer ended; back at the input box", timeout=90),
             ),
             s.edit_write(
                 "edit approval, then new-file approval, both allowed",

@@ -178,9 +178,12 @@ def stream(
             for piece in chunks(step.text, step.chunk):
                 yield step.delay, {"text": piece, "nodes": [node(0, content=piece)]}
         elif isinstance(step, Thinking):
-            for piece in chunks(step.text, step.chunk):
-                thinking = {"summary": piece, "content": piece}
-                yield step.delay, {"text": "", "nodes": [node(8, thinking=thinking)]}
+            # The CLI draws each thinking node's summary as a row of its own (`~ summary`): the
+            # thinking streams as time (empty chunks), then its summary comes as one node.
+            for _piece in chunks(step.text, step.chunk):
+                yield step.delay, {"text": "", "nodes": []}
+            thinking = {"summary": step.text, "content": step.text}
+            yield 0.0, {"text": "", "nodes": [node(8, thinking=thinking)]}
         elif isinstance(step, Tool):
             neutral = dict(step.args)
             if "path" in neutral:
