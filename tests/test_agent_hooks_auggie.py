@@ -141,3 +141,29 @@ def test_no_permission_event() -> None:
 )
 def test_payloads_report(payload: dict[str, Any], state: str | None) -> None:
     assert state_for("auggie", payload) == state
+
+
+def test_recorded_payloads_report_the_turn() -> None:
+    """The payloads Auggie 0.36.0 sent to the hook table osf-tmux installs, in a lab run of a
+    command approved (captures/auggie-0.36.0-lab/hooks_bash-120x32.hooks.jsonl; the lab's fake
+    server turns the tenant's `enable_hooks` flag on, without which no hook runs): PreToolUse
+    comes before the approval popover is drawn (the screen's blocked rule wins there), nothing
+    while it shows, PostToolUse once the command ran, Stop at the end of the turn."""
+    import json
+
+    path = (
+        Path(__file__).resolve().parent.parent
+        / "captures/auggie-0.36.0-lab/hooks_bash-120x32.hooks.jsonl"
+    )
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line]
+    seen = [(row["event"], state_for("auggie", row["payload"])) for row in lines]
+    assert seen == [
+        ("PromptSubmit", "working"),
+        ("PreToolUse", "working"),
+        ("PostToolUse", "working"),
+        ("Stop", "done"),
+    ]
+    labels = json.loads(path.with_name("hooks_bash-120x32.labels.json").read_text())
+    blocked = [s["offset"] for s in labels["segments"] if s["state"] == "blocked"]
+    pre = next(row["bytes_offset"] for row in lines if row["event"] == "PreToolUse")
+    assert blocked and pre < blocked[0]

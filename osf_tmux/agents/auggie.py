@@ -3,8 +3,11 @@ shape (`{"Event": [{"matcher": ..., "hooks": [{"type": "command", "command", "ti
 read from the CLI's own validator: events PreToolUse, PostToolUse, Stop, SessionStart,
 SessionEnd, Notification, PromptSubmit; `timeout` in milliseconds). It has no permission event:
 the tool-approval popover is drawn without a hook call, so `blocked` comes from the screen
-(rules/auggie.toml). Its `--augment-cache-dir` moves the whole cache, sessions and login
-included, so there is no launch with hooks for one run."""
+(rules/auggie.toml). Auggie runs these hooks only when Augment's server turns them on for the
+account (the `enableHooks` feature flag of its `get-models` answer; off by default in 0.36.0):
+without it the installed hooks stay silent and the screen decides alone. Its
+`--augment-cache-dir` moves the whole cache, sessions and login included, so there is no launch
+with hooks for one run."""
 
 from __future__ import annotations
 
@@ -22,13 +25,15 @@ EVENTS: dict[str, str | None] = {
     "Notification": None,  # decided by notification_type
     "Stop": "done",
 }
-# No notification type of the CLI means "waiting for approval" (read from its bundle: it fires
-# none while the approval popover is up); one that ever did would map to blocked here.
+# No notification type of the CLI means "waiting for approval" (the lab saw none while the
+# approval popover was up); one that ever did would map to blocked here.
 NOTIFICATIONS: dict[str, str] = {}
 HOOK_TIMEOUT = 10_000  # Auggie counts milliseconds for command hooks
 HOOK_EXTRA: dict[str, object] = {}
 INSTALL_NOTES: tuple[str, ...] = (
     "Auggie has no permission hook: its approval popover is read from the screen.",
+    "Auggie runs hooks only where Augment enables them for the account (its `/hooks` command "
+    "lists them then); otherwise they stay silent.",
 )
 
 

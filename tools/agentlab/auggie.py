@@ -27,7 +27,7 @@ APPROVAL = Cue(r"Tool Approval Required[\s\S]*╰─+╯\s*\n\s*" + APPROVAL_KEY
 QUESTION = Cue(r"Which database[\s\S]*Choose a response:[\s\S]*Chat about this")
 # (At 80x24 the welcome's header has scrolled off: the cue is the page's body and hint.)
 ONBOARDING = Cue(r"Commands run automatically[\s\S]*Press return to continue, or esc to skip")
-INDEXING = Cue(r"Workspace Indexing Permission[\s\S]*Press 1/2/3/4 to select directly")
+INDEXING = Cue(r"Choose an option:[\s\S]*Press 1/2/3/4 to select directly")
 DRAFT_IDLE = Cue(r"› +Do you want to proceed", absent=SPINNER)
 COMMAND = "rm -rf build && sleep 2 && echo done"
 
@@ -170,7 +170,9 @@ class Auggie(AgentSpec):
             settings["indexingDenyDirs"] = [str(dirs.proj)]
         if scenario.options.get("hooks"):
             log = shlex.quote(str(dirs.root / "hooks.jsonl"))
-            settings["hooks"] = hooks_table("auggie", command=f"cat >> {log}; echo >> {log}")
+            # One line per call: the epoch, then the payload (Auggie's carries no time).
+            command = f"{{ printf '%s ' \"$(date +%s.%N)\"; cat; echo; }} >> {log}"
+            settings["hooks"] = hooks_table("auggie", command=command)
         (augment / "settings.json").write_text(json.dumps(settings, indent=1))
         session = {"accessToken": "fake-token", "tenantURL": f"{url}/", "scopes": ["email"]}
         env = self.env(

@@ -97,8 +97,13 @@ def models_answer() -> Json:
                 "suggested_suffix_char_count": 4000,
             }
         ],
-        # The question tool (`ask-user`) and plan mode are behind server-side flags.
-        "feature_flags": {"ide_enable_ask_user_tool": True, "cli_enable_plan_mode": True},
+        # The question tool (`ask-user`), plan mode and hooks are behind server-side flags: a
+        # tenant without `enable_hooks` runs no hook of the settings file at all.
+        "feature_flags": {
+            "ide_enable_ask_user_tool": True,
+            "cli_enable_plan_mode": True,
+            "enable_hooks": True,
+        },
         "user_tier": "PROFESSIONAL_TIER",
         "user": {"id": "lab-user", "email": "lab@example.invalid"},
     }
