@@ -72,6 +72,9 @@ SCENARIOS: dict[str, list[str]] = {
               "edit_write", "question", "plan", "interrupt_esc", "draft", "trust_dialog"],
     "grok": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_feedback",
              "bash_interrupt", "edit_write", "interrupt_esc", "draft", "mode_switch"],
+    # Esc does nothing at Auggie's tool approval: no bash_esc.
+    "auggie": ["startup", "text", "bash_yes", "bash_no", "edit_write", "question",
+               "interrupt_esc", "draft", "indexing_permission"],
 }  # fmt: skip
 # Scenarios played in one of the agent's named configurations (`scenario@config`, see the lab's
 # `record --config`): Claude Code with a custom status line, which hides the footer's

@@ -26,4 +26,5 @@ HOOKED = (
     "vibe",
     "kimi",
     "droid",
+    "auggie",
 )

@@ -8,13 +8,15 @@
 - OpenAI chat completions (aider, with tool calls as fenced blocks in the text; OpenCode,
   Kilo, Copilot, Pi, Cline, Qwen Code, Droid, Grok, Vibe, Kimi with `tool_calls`):
   POST .../chat/completions, streaming SSE or one JSON answer.
+- Augment's own API (Auggie): POST /chat-stream (NDJSON), /get-models and the endpoints the
+  CLI only reports to (augment_api.py).
 
 Tool calls take the name and argument shape of the tool the request itself offers for that kind
 (see dialect.py), unless the agent's `Dialect` fixes them. A chat request without tools is a
 side request (title, summary) and gets a canned text, unless the dialect says tools are text
 (aider).
 
-One server answers all four (the path tells them apart), scripted by a `Script`. Every request
+One server answers all of them (the path tells them apart), scripted by a `Script`. Every request
 is appended to a JSONL log so a failing scenario can be debugged from what the agent really sent.
 Nothing here talks to the network beyond the loopback socket it listens on."""
 
@@ -30,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tools.agentlab import augment_api
 from tools.agentlab.dialect import Dialect, offered_tools, shape_call
 from tools.agentlab.script import Pause, Reply, Script, Text, Thinking, Tool, chunks, side_reply
 
@@ -86,7 +89,7 @@ class FakeModelServer:
     def sample(self, route: str, body: Json) -> None:
         """Keep the first full request body per route (tool schemas, system prompt) next to
         the log: what a new agent version expects is read from there."""
-        if self.log_path is None or not body.get("tools"):
+        if self.log_path is None or not (body.get("tools") or body.get("tool_definitions")):
             return
         path = self.log_path.with_name(f"sample-{route}.json")
         with self._lock:
@@ -156,6 +159,12 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                     self._json({"totalTokens": 1000})
                 elif route == "chat":
                     self._chat(body)
+                elif route == "augment_stream":
+                    self._augment(body)
+                elif route == "augment_models":
+                    self._json(augment_api.models_answer())
+                elif route == "augment":
+                    self._json(augment_api.quiet_answer(path))
                 else:
                     self._json({"error": {"message": f"no route for {path}"}}, status=404)
             except (_Gone, BrokenPipeError, ConnectionResetError):
@@ -498,6 +507,29 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                     self._sse(_gemini_chunk(_gemini_parts(server, step, body), model, final=False))
             self._sse(_gemini_chunk([{"text": ""}], model, final=True))
 
+        # -- Augment (Auggie) --------------------------------------------------------------------
+        def _augment(self, body: Json) -> None:
+            tools = augment_api.offered(body)
+            if augment_api.is_side_request(body):
+                reply = side_reply()
+            else:
+                prompt, index = augment_api.position(body, server.script)
+                reply = server.script.reply_for(prompt, index)
+            server.log({"route": "augment", "reply": [repr(s)[:80] for s in reply]})
+            # NDJSON, one chunk per line; no Content-Length: the stream ends with the connection.
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-ndjson")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            for pause, chunk in augment_api.stream(reply, tools, server.dialect, server.abspath):
+                time.sleep(pause)
+                try:
+                    self.wfile.write((json.dumps(chunk) + "\n").encode())
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError) as e:
+                    raise _Gone from e
+
         # -- OpenAI chat completions (aider; most of the newer agents) --------------------------
         def _chat(self, body: Json) -> None:
             offered = offered_tools(body)
@@ -597,6 +629,9 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
 
 
 def _route(path: str) -> str:
+    augment = augment_api.route(path)
+    if augment is not None:
+        return augment
     if path.endswith("/messages/count_tokens"):
         return "anthropic_count"
     if path.endswith("/messages"):
@@ -629,6 +664,8 @@ def _summary(body: Json) -> Json:
                         str(t.get("name") or (t.get("function") or {}).get("name") or t.get("type"))
                     )
         out["tools"] = names
+    if isinstance(body.get("tool_definitions"), list):  # Augment
+        out["tools"] = list(augment_api.offered(body))
     return out
 
 

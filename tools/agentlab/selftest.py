@@ -77,9 +77,54 @@ def run() -> int:
                 tools={"bash": ToolShape("run", lambda a: {"argv": ["sh", "-c", a["command"]]})}
             )
             results += _forced_shape(server.url)
+            server.dialect = Dialect()
+            results += _augment_cases(server.url)
             return 0 if all(results) else 1
         finally:
             server.stop()
+
+
+def _ndjson(url: str, body: Json) -> list[Json]:
+    req = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return [json.loads(line) for line in resp.read().decode().splitlines() if line]
+
+
+def _augment_cases(url: str) -> list[bool]:
+    """Augment's API (Auggie): get-models, then a turn over chat-stream (NDJSON): the prompt
+    in the request nodes -> a tool use node of the offered tool; the tool result in the next
+    exchange, the first one in chat_history -> text and stop_reason 1."""
+    results = []
+    _, models = _post(url + "/get-models", {})
+    results.append(
+        _check("augment get-models", models[0].get("default_model") == "fake-model", "model")
+    )
+    schema = {"type": "object", "properties": {"command": {"type": "string"}}}
+    tools = [{"name": "launch-process", "input_schema_json": json.dumps(schema)}]
+    prompt = {"id": 1, "type": 0, "text_node": {"content": "please clean up"}}
+    lines = _ndjson(url + "/chat-stream", {"tool_definitions": tools, "nodes": [prompt]})
+    uses = [n["tool_use"] for ln in lines for n in ln.get("nodes", []) if n.get("type") == 5]
+    ok = len(uses) == 1 and uses[0]["tool_name"] == "launch-process"
+    ok = ok and json.loads(uses[0]["input_json"]) == {"command": "rm -rf build"}
+    results.append(_check("augment step 0", ok and lines[-1].get("stop_reason") == 3, str(uses)))
+    exchange = {
+        "request_message": "please clean up",
+        "request_nodes": [prompt],
+        "response_nodes": [{"id": 1, "type": 5, "tool_use": uses[0] if uses else {}}],
+    }
+    result = {"id": 1, "type": 1, "tool_result_node": {"tool_use_id": "t", "content": "ok"}}
+    lines = _ndjson(
+        url + "/chat-stream",
+        {"tool_definitions": tools, "chat_history": [exchange], "nodes": [result]},
+    )
+    text = "".join(ln.get("text", "") for ln in lines)
+    ok = text == "Done." and lines[-1].get("stop_reason") == 1
+    results.append(_check("augment step 1", ok, repr(text)))
+    _, quiet = _post(url + "/record-session-events", {"events": []})
+    results.append(_check("augment reports", quiet == [{}], str(quiet)))
+    return results
 
 
 def _cases(url: str) -> list[bool]:
