@@ -63,10 +63,13 @@ _WAKE = "\0wake"  # selector data of the wake-up waiter (pane ids start with %)
 @dataclass(frozen=True)
 class Settings:
     sweep_interval: float = 2.0  # list-panes: new and gone panes, sizes, focus, reports
-    # With tmux hooks, every change of panes, sizes or focus, and every agent report, wakes the
-    # daemon for a sweep at once; the periodic one only catches what no hook reports (an
-    # `@osf-agent` set by hand, a process change in a pane that prints nothing).
-    sweep_interval_hooked: float = 5.0
+    # With tmux hooks, most changes of panes, sizes or focus, and every agent report, wake the
+    # daemon for a sweep at once; the periodic one catches what no hook reports (an
+    # `@osf-agent` set by hand, a process change in a pane that prints nothing, and, in tmux
+    # 3.3a, `resize-window` on a one-pane window with no client: no hook fires). A longer
+    # interval would leave such a pane's screen at its old size that much longer, so it
+    # stays at the plain interval; raise it only where every resize is known to be hooked.
+    sweep_interval_hooked: float = 2.0
     # An agent pane that prints has its processes re-read this often: an agent that exits
     # leaves its shell's prompt, so the pane stops being judged as the agent's without waiting
     # for a sweep.
