@@ -207,7 +207,9 @@ def test_the_daemon_keeps_answering_whatever_a_user_rule_does(
         # The relay may hand the spaces over before the "!", and a line of spaces alone matches
         # the slow rule at once: so wait for the budget's word, not for the first "blocked".
         retry_until(
-            lambda: "slowpoke.toml took more than" in d.stderr(), timeout=20, what="slow rule dropped"
+            lambda: "slowpoke.toml took more than" in d.stderr(),
+            timeout=20,
+            what="slow rule dropped",
         )
         retry_until(lambda: slowpoke.state() == "blocked", timeout=15, what="slowpoke blocked")
         stderr = d.stderr()

@@ -232,7 +232,8 @@ def rules_check(files: tuple[str, ...]) -> None:
             for problem in exc.problems:
                 click.echo(f"error: {problem}", err=True)
             continue
-        click.echo(f"ok: {path} ({m.agent}, {len(m.rules)} rules)")
+        extends = f", extends {m.extends}" if m.extends else ""
+        click.echo(f"ok: {path} ({m.agent}, {len(m.rules)} rules{extends})")
     if failed:
         raise click.ClickException(f"{failed} of {len(paths)} manifests have problems")
 
