@@ -709,6 +709,7 @@ class Daemon:
             foreground_signature(info.pid),
             info.current_command,
             info.agent_override,
+            info.generic_processes,
             info.report,
             info.dead,
         )
