@@ -220,6 +220,7 @@ def _false_blocked(generic: Manifest, every_read: bool) -> tuple[int, int, list[
     return points, len(wrong), wrong
 
 
+@pytest.mark.slow
 def test_no_false_blocked_at_any_labelled_point_of_other_agents(generic: Manifest) -> None:
     points, false_blocked, wrong = _false_blocked(generic, every_read=False)
     assert points > 500

@@ -102,9 +102,7 @@ class _Plan:
         self.searches = tuple(finders.values())
         # A pattern searched in one row only cannot cross lines, whatever it says.
         self.line_local = all(c.region.one_row or is_line_local(c.pattern) for c in conditions)
-        self.sees_cursor = any(
-            r.kind in ("cursor_row", *CURSOR_COLUMN_KINDS) for r in self.regions
-        )
+        self.sees_cursor = any(r.kind in ("cursor_row", *CURSOR_COLUMN_KINDS) for r in self.regions)
         self.sees_cursor_column = any(r.kind in CURSOR_COLUMN_KINDS for r in self.regions)
         self.sees_title = any(r.kind == "title" for r in self.regions)
         self.signatures: dict[str, tuple[bool, ...]] = {}
