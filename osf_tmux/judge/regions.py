@@ -7,7 +7,6 @@ import re
 from dataclasses import dataclass
 
 from osf_tmux.vt.snapshot import Snapshot
-from osf_tmux.vt.width import char_width
 
 # A horizontal rule is a row drawn only with line characters (optionally capped by corners).
 # Eight cells keep a short `──` inside ordinary text from counting.
@@ -99,6 +98,10 @@ def split_at_column(row: str, x: int) -> tuple[str, str]:
     `Continue? [y/N] ` keeps its last space). Wide characters take two columns."""
     if row.isascii():
         return (row[:x], row[x:]) if x <= len(row) else (row + " " * (x - len(row)), "")
+    # Here, not at the top: the key commands import this module, and the width tables cost
+    # tens of milliseconds to load (tests/test_overview.py keeps them out of a key press).
+    from osf_tmux.vt.width import char_width
+
     col = 0
     for i, ch in enumerate(row):
         if col >= x:
