@@ -197,9 +197,10 @@ def extend(base: Manifest, own: Manifest) -> Manifest:
     """`own` built on `base`. Rules: own blocked rules, the base's blocked rules, own other
     rules, the base's other rules (blocked first stays true; within each group the extending
     manifest's rules are tried first); an own rule with a base rule's id takes its place.
-    Process names and patterns, `[answer]` and `output_flow` are the base's unless the file
-    gives its own (a program that gives its own names is another program); agent, name and
-    aliases are always its own."""
+    Process names and patterns (as a whole: a file that gives any of `processes`,
+    `process_args`, `process_not` gives all three), `[answer]` and `output_flow` are the base's
+    unless the file gives its own (a program that gives its own names is another program);
+    agent, name and aliases are always its own."""
     mine = {r.id for r in own.rules}
     inherited = [r for r in base.rules if r.id not in mine]
 
@@ -218,12 +219,14 @@ def extend(base: Manifest, own: Manifest) -> Manifest:
     def pick(key: str, own_value: Any, base_value: Any) -> Any:
         return own_value if key in own.given else base_value
 
+    # How the program is found goes as a whole: one of the three given, all three are its own.
+    named = bool(own.given & {"processes", "process_args", "process_not"})
     return replace(
         own,
         rules=rules,
-        processes=pick("processes", own.processes, base.processes),
-        process_args=pick("process_args", own.process_args, base.process_args),
-        process_not=pick("process_not", own.process_not, base.process_not),
+        processes=own.processes if named else base.processes,
+        process_args=own.process_args if named else base.process_args,
+        process_not=own.process_not if named else base.process_not,
         answer=pick("answer", own.answer, base.answer),
         output_flow=pick("output_flow", own.output_flow, base.output_flow),
     )
