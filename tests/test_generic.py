@@ -5,6 +5,8 @@ in output."""
 from __future__ import annotations
 
 import dataclasses
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,8 @@ from osf_tmux.plugin import options as po
 from osf_tmux.tmux import PaneInfo
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.snapshot import Snapshot
+from tests.live import DaemonProcess
+from tests.tmux_server import TmuxServer, retry_until
 
 ROOT = Path(__file__).resolve().parent.parent
 CAPTURES = ROOT / "captures"
@@ -233,3 +237,60 @@ def test_no_false_blocked_at_any_read_of_other_agents(generic: Manifest) -> None
     print(f"generic over other agents' captures: {points} reads, {false_blocked} false blocked")
     assert points > 10_000
     assert false_blocked == 0, wrong
+
+
+ASKING = """import sys, time
+for i in range(1, 7):
+    print(f"step {i} of 6", flush=True)
+    time.sleep(0.5)
+answer = input("Continue? [y/N] ")
+print(f"you said {answer!r}", flush=True)
+time.sleep(6)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.tmux
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_the_daemon_shows_a_listed_program_working_blocked_then_idle(tmp_path: Path) -> None:
+    """`@osf-generic-processes` through the real daemon: a shell has no state, the listed
+    program reads working while it prints, blocked at its question, idle once it goes quiet
+    (never done), and no state again when the shell is back."""
+    script = tmp_path / "asker.py"
+    script.write_text(ASKING)
+    server = TmuxServer()
+    server.start()
+    (tmp_path / "home").mkdir()
+    daemon = DaemonProcess(server, tmp_path / "home")
+    try:
+        server.cmd("set-option", "-g", "@osf-generic-processes", "asker.py")
+        pane = server.new_pane(["bash", "--norc", "--noprofile", "-i"], 80, 24)
+        daemon.start()
+
+        def state() -> str:
+            return server.cmd("show-options", "-p", "-v", "-t", pane, "@osf_state", check=False)
+
+        def reaches(wanted: str, timeout: float = 15) -> None:
+            retry_until(lambda: state().strip() == wanted, timeout=timeout, what=wanted)
+
+        retry_until(
+            lambda: any(p.get("pane") == pane for p in daemon.status().get("panes", [])),
+            timeout=10,
+            what="the daemon to see the pane",
+        )
+        assert state().strip() == ""  # a shell at its prompt: no state
+        server.cmd("send-keys", "-t", pane, "-l", f"{sys.executable} {script}")
+        server.cmd("send-keys", "-t", pane, "Enter")
+        reaches("working")
+        reaches("blocked")
+        seen = {state().strip()}
+        server.cmd("send-keys", "-t", pane, "n", "Enter")
+        # back to idle once the output stops (2 s); never done
+        retry_until(
+            lambda: (s := state().strip()) == "idle" or seen.add(s), timeout=15, what="idle"
+        )
+        assert "done" not in seen
+        reaches("", timeout=20)  # the program ended: the shell again, no state
+    finally:
+        daemon.stop()
+        server.kill()
