@@ -44,7 +44,14 @@ def run(command: str, note: str) -> list[Action]:
 
 
 def answer(text: str, note: str) -> list[Action]:
-    return [Type(text, note), Keys(("Enter",), "answer")] if text else [Keys(("Enter",), note)]
+    """A short answer and Enter in one go, as a person answers `[y/N]`; the screen with the
+    answer typed but not sent does not read blocked (rules/NOTES-generic.md)."""
+    return [Keys((text, "Enter") if text else ("Enter",), note)]
+
+
+def secret(text: str, note: str) -> list[Action]:
+    """A passphrase: typed (not echoed), then Enter."""
+    return [Type(text, note), Keys(("Enter",), "send it")]
 
 
 ASK_SCRIPT = """#!/bin/bash
@@ -177,13 +184,13 @@ PROGRAMS: dict[str, GenericProgram] = {
                     Cue(r"Enter passphrase[^\n]*\(empty for no passphrase\):$", tail=1),
                     "Enter passphrase (empty for no passphrase):",
                 ),
-                answer("lab-secret", "type a passphrase (not echoed)"),
+                secret("lab-secret", "type a passphrase (not echoed)"),
                 Expect(
                     "blocked",
                     Cue(r"Enter same passphrase again:$", tail=1),
                     "Enter same passphrase again:",
                 ),
-                answer("lab-secret", "type it again"),
+                secret("lab-secret", "type it again"),
                 Expect(
                     "idle",
                     Cue(r"\+----\[SHA256\]-----\+\n" + SHELL_PROMPT.pattern[1:], tail=2),
