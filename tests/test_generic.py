@@ -304,3 +304,13 @@ def test_the_daemon_shows_a_listed_program_working_blocked_then_idle(tmp_path: P
     finally:
         daemon.stop()
         server.kill()
+
+
+def test_a_screen_with_the_cursor_elsewhere_on_its_row_is_judged_again(generic: Manifest) -> None:
+    from osf_tmux.judge.classify import same_verdict
+
+    asking = screen("Go on? [y/N] ")
+    moved = dataclasses.replace(asking, cursor=(2, asking.cursor[1]))
+    assert asking.rows == moved.rows
+    assert not same_verdict(asking, moved, generic)  # the rows alike, the cursor's column not
+    assert state(asking, generic) == "blocked:yes-no" and state(moved, generic) == "idle"
