@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from osf_tmux.daemon.identify import generic_names, manifest_for
-from osf_tmux.judge.classify import classify
+from osf_tmux.judge.classify import classify, same_verdict
 from osf_tmux.judge.corpus import Capture, find_captures
 from osf_tmux.judge.manifest import Manifest, load_manifest, shipped_rules_dir
 from osf_tmux.judge.replay import snapshots_at
@@ -307,8 +307,6 @@ def test_the_daemon_shows_a_listed_program_working_blocked_then_idle(tmp_path: P
 
 
 def test_a_screen_with_the_cursor_elsewhere_on_its_row_is_judged_again(generic: Manifest) -> None:
-    from osf_tmux.judge.classify import same_verdict
-
     asking = screen("Go on? [y/N] ")
     moved = dataclasses.replace(asking, cursor=(2, asking.cursor[1]))
     assert asking.rows == moved.rows
