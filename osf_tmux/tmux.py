@@ -246,10 +246,19 @@ PANE_FIELDS = (
     "session_attached",
     "pane_current_command",
     "@osf-agent",
+    "@osf-generic-processes",
     "@osf_report",
     "@osf_pipe",
     "alternate_on",
 )
+
+
+# Shells: never given the generic rules by name (`@osf-generic-processes`), so that an ordinary
+# shell prompt never gets a state.
+SHELLS = frozenset(
+    ("sh", "bash", "zsh", "fish", "dash", "ksh", "mksh", "tcsh", "csh", "nu", "pwsh", "xonsh",
+     "elvish", "login", "-bash", "-zsh", "-sh", "-fish")
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -276,6 +285,9 @@ class PaneInfo:
     report: str
     our_pipe: str
     alt_screen: bool
+    # `@osf-generic-processes` as it applies to the pane (its own, its window's, ... global):
+    # program names whose panes get the `generic` rules.
+    generic_processes: str = ""
 
     @property
     def address(self) -> str:
@@ -320,6 +332,7 @@ def parse_panes(output: str) -> list[PaneInfo]:
                 report=f["@osf_report"],
                 our_pipe=f["@osf_pipe"],
                 alt_screen=f["alternate_on"] == "1",
+                generic_processes=f["@osf-generic-processes"],
             )
         )
     return panes

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from osf_tmux.judge.corpus import Capture, LabelPoint, find_captures
-from osf_tmux.judge.replay import replay
+from osf_tmux.judge.replay import replay_with_time
 from osf_tmux.judge.ruleset import RuleSet, load_rules
 
 CAPTURES = Path(__file__).resolve().parent.parent / "captures"
@@ -45,7 +45,8 @@ def test_capture_points(capture: Capture, points: list[LabelPoint], rules: RuleS
     agent = capture.agent()
     assert size is not None and agent is not None, f"{capture.name}: size or agent unknown"
     data = capture.bytes_path.read_bytes()
-    got = replay(data, *size, rules.get(agent), [p.offset for p in points])
+    offsets = [p.offset for p in points]
+    got = replay_with_time(data, *size, rules.get(agent), offsets, capture.timing())
     wrong = [
         f"@{p.offset} want {p.state} got {g.verdict.state} ({g.verdict.rule}): {p.note}"
         for p, g in zip(points, got, strict=True)

@@ -370,9 +370,9 @@ def test_identification(commands: list[list[str]], agent: str | None) -> None:
     assert (found.agent if found else None) == agent
 
 
-def test_kilo_repeats_opencodes_rules_exactly() -> None:
-    # The manifest format has no `extends`: Kilo's file repeats OpenCode's rules. They must not
-    # drift apart (only names, processes and notes differ).
+def test_kilo_takes_opencodes_rules_exactly() -> None:
+    # Kilo's file extends OpenCode's: the same rules, in the same order (only names, processes
+    # and the answer's note differ).
     def shape(m: Manifest) -> list[tuple[object, ...]]:
         return [
             (r.id, r.state, r.region, r.answer, [(c.pattern.pattern, c.region) for c in group])

@@ -19,7 +19,7 @@ from osf_tmux.judge.manifest import (
     manifest_files,
     shipped_rules_dir,
 )
-from osf_tmux.judge.replay import parse_size, replay, snapshots_at
+from osf_tmux.judge.replay import parse_size, replay_with_time, snapshots_at
 from osf_tmux.judge.ruleset import RuleSet, UnknownAgentError, load_rules
 from osf_tmux.paths import user_rules_dir
 from osf_tmux.vt.snapshot import Snapshot
@@ -80,6 +80,12 @@ def _labels_beside(path: Path) -> Path | None:
     return labels if labels.is_file() else None
 
 
+def _timing_beside(path: Path) -> list[tuple[int, float]] | None:
+    if not path.name.endswith(".bytes"):
+        return None
+    return Capture(path, None).timing()
+
+
 def _offsets(spec: str | None, total: int) -> list[int]:
     if spec is None:
         return [total]
@@ -124,11 +130,15 @@ def replay_cmd(
 ) -> None:
     """The state a pane would show after the first OFFSET bytes of CAPTURE.
 
-    CAPTURE is raw bytes an agent wrote into a pane (e.g. recorded with `pipe-pane -O`)."""
+    CAPTURE is raw bytes an agent wrote into a pane (e.g. recorded with `pipe-pane -O`). For
+    rules with `output_flow` (generic) and a CAPTURE.timing beside it, each offset is judged
+    when the next bytes arrived: `working` if the screen's text changed shortly before."""
     data = _read_capture(capture)  # a missing file is the first thing to hear about
     cols, rows, manifest = _size_and_agent(capture, size, agent)
     assert manifest is not None
-    for point in replay(data, cols, rows, manifest, _offsets(at, len(data))):
+    offsets = _offsets(at, len(data))
+    timing = _timing_beside(Path(capture)) if manifest.output_flow is not None else None
+    for point in replay_with_time(data, cols, rows, manifest, offsets, timing):
         v = point.verdict
         if as_json:
             click.echo(
@@ -232,7 +242,8 @@ def rules_check(files: tuple[str, ...]) -> None:
             for problem in exc.problems:
                 click.echo(f"error: {problem}", err=True)
             continue
-        click.echo(f"ok: {path} ({m.agent}, {len(m.rules)} rules)")
+        extends = f", extends {m.extends}" if m.extends else ""
+        click.echo(f"ok: {path} ({m.agent}, {len(m.rules)} rules{extends})")
     if failed:
         raise click.ClickException(f"{failed} of {len(paths)} manifests have problems")
 

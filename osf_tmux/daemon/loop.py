@@ -504,7 +504,7 @@ class Daemon:
         else:
             w.verdict = None
         before = w.tracker.current
-        after = w.tracker.update(self._observe(w), self.clock.now(), self.clock.wall())
+        after = w.tracker.update(self._observe(w, snap), self.clock.now(), self.clock.wall())
         if after != before:
             self.status_dirty = True
         if after.state == before.state:
@@ -525,7 +525,7 @@ class Daemon:
                 log.exception("%s: on_transition failed", w.info.pane_id)
         return True
 
-    def _observe(self, w: PaneWatch) -> Observation:
+    def _observe(self, w: PaneWatch, snap: Snapshot | None) -> Observation:
         text = w.info.report
         if w.report[0] != text:
             w.report = (text, Report.parse(text))
@@ -535,6 +535,8 @@ class Daemon:
             seen=w.info.seen,
             report=w.report[1],
             quiet=self.clock.now() - w.last_bytes,
+            output_flow=w.manifest.output_flow if w.manifest is not None else None,
+            snapshot=snap,
         )
 
     def _gone(self, w: PaneWatch) -> None:
@@ -739,7 +741,13 @@ class Daemon:
         what they were (reading a pane's whole process tree costs ~0.1 ms: 20 ms a sweep at
         200 panes)."""
         info = w.info
-        listed = (info.current_command, info.agent_override, info.report, info.dead)
+        listed = (
+            info.current_command,
+            info.agent_override,
+            info.generic_processes,
+            info.report,
+            info.dead,
+        )
         if (
             if_changed
             and w.manifest is None

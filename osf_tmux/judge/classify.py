@@ -8,7 +8,7 @@ from osf_tmux.judge.digit_blind import TO_ZERO, is_digit_blind
 from osf_tmux.judge.fast_search import Finder, fast_search
 from osf_tmux.judge.line_local import is_line_local
 from osf_tmux.judge.manifest import Condition, Manifest, Rule
-from osf_tmux.judge.regions import Region, is_rule_row
+from osf_tmux.judge.regions import CURSOR_COLUMN_KINDS, Region, is_rule_row
 from osf_tmux.vt.snapshot import Snapshot
 
 DEFAULT_STATE = "idle"
@@ -81,6 +81,7 @@ class _Plan:
         "searches",
         "seeing",
         "sees_cursor",
+        "sees_cursor_column",
         "sees_title",
         "signatures",
     )
@@ -111,7 +112,8 @@ class _Plan:
         self.blind_signatures: dict[str, tuple[bool, ...]] = {}
         # A pattern searched in one row only cannot cross lines, whatever it says.
         self.line_local = all(c.region.one_row or is_line_local(c.pattern) for c in conditions)
-        self.sees_cursor = any(r.kind == "cursor_row" for r in self.regions)
+        self.sees_cursor = any(r.kind in ("cursor_row", *CURSOR_COLUMN_KINDS) for r in self.regions)
+        self.sees_cursor_column = any(r.kind in CURSOR_COLUMN_KINDS for r in self.regions)
         self.sees_title = any(r.kind == "title" for r in self.regions)
         self.signatures: dict[str, tuple[bool, ...]] = {}
 
@@ -209,6 +211,13 @@ def same_verdict(before: Snapshot, after: Snapshot, manifest: Manifest) -> bool:
         return False
     if plan.sees_cursor and before.cursor[1] != after.cursor[1]:
         return False
+    if plan.sees_cursor_column:
+        # A part of a row is not what the row's signature says: the cursor's row must stand.
+        y = after.cursor[1]
+        if before.cursor[0] != after.cursor[0]:
+            return False
+        if 0 <= y < len(after.rows) and before.rows[y] != after.rows[y]:
+            return False
     signature = plan.signature
     for old, new in zip(before.rows, after.rows, strict=True):
         if old is not new and old != new and signature(old) != signature(new):

@@ -2,14 +2,20 @@
 become the state a pane shows.
 
 Priority, strongest first: a blocked screen; a fresh agent report; the shell back in the
-foreground (no agent); the other screen rules. `blocked` and `working` are entered at once; a
-return to idle is confirmed for a moment so that one redraw cannot flap the bar."""
+foreground (no agent); the other screen rules; for a manifest with `output_flow`, output that
+flows (output_flow.py). `blocked` and `working` are entered at once; a return to idle is
+confirmed for a moment so that one redraw cannot flap the bar."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from osf_tmux.judge.classify import Verdict
+from osf_tmux.judge.output_flow import OutputFlow
+from osf_tmux.vt.snapshot import Snapshot
+
+# The rule a pane shows while it reads `working` only because its output flows.
+OUTPUT_FLOW_RULE = "output-flow"
 
 STATES = ("blocked", "done", "working", "idle")
 URGENCY = {state: rank for rank, state in enumerate(reversed(STATES), start=1)}
@@ -50,6 +56,10 @@ class Observation:
     seen: bool
     report: Report | None = None
     quiet: float = float("inf")  # seconds since the pane last printed anything
+    # The manifest's `output_flow` window (seconds; None: off) and the screen it was judged on:
+    # with both, a screen that no rule calls busy still reads `working` while its text changes.
+    output_flow: float | None = None
+    snapshot: Snapshot | None = None
 
 
 @dataclass(frozen=True)
@@ -78,14 +88,28 @@ class PaneTracker:
         self._quiet_since = float("-inf")
         self._after_prompt = False  # `working` only because a prompt just went away
         self._last_seen = float("-inf")
+        self._flow: OutputFlow | None = None
 
     def deadline(self) -> float | None:
         """Monotonic time at which `update` should run again even without news."""
+        if self.current.rule == OUTPUT_FLOW_RULE and self._flow is not None:
+            return self._flow.ends()
         if self._idle_since is None:
             return None
         t = self.timing
         confirm = max(self._idle_since, self._quiet_since) + t.idle_confirm
         return min(confirm, self._idle_since + t.idle_max)
+
+    def _flowing(self, obs: Observation, now: float) -> bool:
+        """Whether the pane's output flows (only for a manifest that asks: `output_flow`)."""
+        if obs.output_flow is None:
+            self._flow = None
+            return False
+        if self._flow is None or self._flow.window != obs.output_flow:
+            self._flow = OutputFlow(obs.output_flow)
+        if obs.snapshot is not None:
+            self._flow.observe(obs.snapshot, now)
+        return self._flow.flowing(now)
 
     def _idle_confirmed(self, now: float) -> bool:
         """An agent that still prints (Codex streaming its answer hides its status row) has not
@@ -99,12 +123,19 @@ class PaneTracker:
         if obs.seen:
             self._last_seen = wall
         self._quiet_since = now - obs.quiet
+        flowing = self._flowing(obs, now)
         raw, rule, source = self._raw(obs, wall)
         cur = self.current.state
         if raw is None:
             return self._set(None, None, "none", wall)
+        if raw in ("idle", "done") and source == "screen" and flowing:
+            raw, rule = "working", OUTPUT_FLOW_RULE
         if raw in ("blocked", "working"):
             return self._set(raw, rule, source, wall)
+        if cur == "working" and self.current.rule == OUTPUT_FLOW_RULE:
+            # The flow stopped `output_flow` seconds ago: that wait was the confirmation. A
+            # program that stops printing has not finished a turn anyone asked for: idle.
+            return self._set("idle", rule, source, wall)
         # raw is idle or done: the agent sits at its prompt.
         if cur in ("blocked", "working"):
             if self._idle_since is None:

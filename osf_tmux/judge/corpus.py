@@ -37,6 +37,16 @@ class Capture:
             raise ValueError(f"{self.labels_path}: labels must be a JSON object")
         return data
 
+    def timing(self) -> list[tuple[int, float]] | None:
+        """The pipe-pane reads beside the bytes (`NAME.timing`: `OFFSET EPOCH` lines), sorted;
+        None without a readable file."""
+        path = self.bytes_path.with_name(self.bytes_path.name[: -len(".bytes")] + ".timing")
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+            return sorted((int(p[0]), float(p[1])) for line in lines if len(p := line.split()) >= 2)
+        except (OSError, ValueError):
+            return None
+
     def size(self) -> tuple[int, int] | None:
         labels = self.labels()
         if "cols" in labels and "rows" in labels:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +34,12 @@ _TOP_KEYS = {
     "rule",
     "description",
     "answer",
+    "output_flow",
+    "extends",
 }
 _RULE_KEYS = {"id", "state", "region", "all", "any", "not", "note", "answer"}
 _AGENT_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+OUTPUT_FLOW_MAX = 60.0  # seconds; longer would keep a pane `working` long after it stopped
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,12 @@ class Manifest:
     # name (a helper daemon the agent runs from its own binary).
     process_not: tuple[re.Pattern[str], ...] = ()
     aliases: tuple[str, ...] = ()  # other names --agent and @osf-agent take (claude-code, ...)
+    # Seconds: a screen no rule calls blocked or busy reads `working` while its text changed
+    # within this long (judge/output_flow.py); None: the rules alone decide.
+    output_flow: float | None = None
+    extends: str | None = None  # the agent whose manifest this one builds on (merged by now)
+    # The top-level keys the file itself gave: what `extends` takes from the base instead.
+    given: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     def without(
         self, rule_ids: Iterable[str] = (), process_args: Iterable[re.Pattern[str]] = ()
@@ -135,8 +144,95 @@ def name_key(text: str) -> str:
     return "-".join(re.split(r"[\s_-]+", text.strip().casefold()))
 
 
-def load_manifest(path: Path) -> Manifest:
-    """Read and validate one manifest file; raises ManifestError listing every problem."""
+def load_manifest(path: Path, shipped_dir: Path | None = None) -> Manifest:
+    """Read and validate one manifest file, and the manifests it `extends`, merged; raises
+    ManifestError listing every problem.
+
+    `extends = "NAME"` names a manifest by its agent name: NAME.toml beside the file, else
+    among the shipped rules (`shipped_dir`); a file that extends its own name (a user's
+    claude.toml with `extends = "claude"`) builds on the shipped one."""
+    return _load_extending(path, shipped_dir or shipped_rules_dir(), ())
+
+
+def _load_extending(path: Path, shipped: Path, chain: tuple[Path, ...]) -> Manifest:
+    own = _load_one(path)
+    if own.extends is None:
+        return own
+    here = path.resolve()
+    chain = (*chain, here)
+    base_path = None
+    for candidate in (path.parent / f"{own.extends}.toml", shipped / f"{own.extends}.toml"):
+        if candidate.is_file() and candidate.resolve() != here:
+            base_path = candidate
+            break
+    if base_path is None:
+        known = sorted({p.stem for d in (path.parent, shipped) for p in manifest_files(d)})
+        raise ManifestError(
+            [
+                Problem(
+                    str(path),
+                    f"no manifest named {own.extends!r} to extend "
+                    f"(looked for {own.extends}.toml here and among the shipped rules; "
+                    f"known: {', '.join(known)})",
+                    key="extends",
+                )
+            ]
+        )
+    if base_path.resolve() in chain:
+        names = " -> ".join(p.stem for p in (*chain, base_path.resolve()))
+        raise ManifestError(
+            [Problem(str(path), f"extends goes round in a circle: {names}", key="extends")]
+        )
+    try:
+        base = _load_extending(base_path, shipped, chain)
+    except ManifestError as exc:
+        problem = Problem(
+            str(path), f"extends {own.extends!r}, which cannot be used:", key="extends"
+        )
+        raise ManifestError([problem, *exc.problems]) from None
+    return extend(base, own)
+
+
+def extend(base: Manifest, own: Manifest) -> Manifest:
+    """`own` built on `base`. Rules: own blocked rules, the base's blocked rules, own other
+    rules, the base's other rules (blocked first stays true; within each group the extending
+    manifest's rules are tried first); an own rule with a base rule's id takes its place.
+    Process names and patterns (as a whole: a file that gives any of `processes`,
+    `process_args`, `process_not` gives all three), `[answer]` and `output_flow` are the base's
+    unless the file gives its own (a program that gives its own names is another program);
+    agent, name and aliases are always its own."""
+    mine = {r.id for r in own.rules}
+    inherited = [r for r in base.rules if r.id not in mine]
+
+    def blocked_first(rules: Iterable[Rule]) -> list[Rule]:
+        listed = list(rules)
+        return [r for r in listed if r.state == "blocked"] + [
+            r for r in listed if r.state != "blocked"
+        ]
+
+    own_rules = blocked_first(own.rules)
+    base_rules = blocked_first(inherited)
+    n_own = sum(r.state == "blocked" for r in own_rules)
+    n_base = sum(r.state == "blocked" for r in base_rules)
+    rules = (*own_rules[:n_own], *base_rules[:n_base], *own_rules[n_own:], *base_rules[n_base:])
+
+    def pick(key: str, own_value: Any, base_value: Any) -> Any:
+        return own_value if key in own.given else base_value
+
+    # How the program is found goes as a whole: one of the three given, all three are its own.
+    named = bool(own.given & {"processes", "process_args", "process_not"})
+    return replace(
+        own,
+        rules=rules,
+        processes=own.processes if named else base.processes,
+        process_args=own.process_args if named else base.process_args,
+        process_not=own.process_not if named else base.process_not,
+        answer=pick("answer", own.answer, base.answer),
+        output_flow=pick("output_flow", own.output_flow, base.output_flow),
+    )
+
+
+def _load_one(path: Path) -> Manifest:
     name = str(path)
     try:
         raw = path.read_bytes()
@@ -216,6 +312,22 @@ def parse_manifest(data: Mapping[str, Any], source: str) -> Manifest:
         for message, key in answer_problems:
             problems.add(message, key=key)
 
+    output_flow = data.get("output_flow")
+    if output_flow is not None and (
+        isinstance(output_flow, bool)
+        or not isinstance(output_flow, (int, float))
+        or not 0 < output_flow <= OUTPUT_FLOW_MAX
+    ):
+        problems.add(
+            f"must be a number of seconds, more than 0 and at most {OUTPUT_FLOW_MAX:g}",
+            key="output_flow",
+        )
+        output_flow = None
+    extends = data.get("extends")
+    if extends is not None and (not isinstance(extends, str) or not _AGENT_NAME.match(extends)):
+        problems.add("must name another manifest's agent, like 'generic'", key="extends")
+        extends = None
+
     if problems.items:
         raise ManifestError(problems.items)
     return Manifest(
@@ -228,6 +340,9 @@ def parse_manifest(data: Mapping[str, Any], source: str) -> Manifest:
         answer,
         aliases=aliases,
         process_not=process_not,
+        output_flow=float(output_flow) if output_flow is not None else None,
+        extends=extends,
+        given=frozenset(data),
     )
 
 

@@ -13,7 +13,18 @@ from osf_tmux.vt.snapshot import Snapshot
 _RULE_ROW = re.compile(r"^[╭╰├┌└]?[─━═╌╍┄┅┈┉▔▁]{8,}[╮╯┤┐┘]?$")
 
 KINDS_WITH_COUNT = ("tail", "bottom", "top", "above_box")
-KINDS_PLAIN = ("screen", "below_rule", "above_rule", "between_rules", "cursor_row", "title")
+KINDS_PLAIN = (
+    "screen",
+    "below_rule",
+    "above_rule",
+    "between_rules",
+    "cursor_row",
+    "before_cursor",
+    "after_cursor",
+    "title",
+)
+# Regions whose text depends on the cursor's column, not only on its row.
+CURSOR_COLUMN_KINDS = ("before_cursor", "after_cursor")
 
 
 @dataclass(frozen=True)
@@ -44,7 +55,7 @@ class Region:
     @property
     def one_row(self) -> bool:
         """Covers at most one row: its text holds no newline, whatever the pattern."""
-        return self.kind in ("title", "cursor_row") or (
+        return self.kind in ("title", "cursor_row", *CURSOR_COLUMN_KINDS) or (
             self.kind in KINDS_WITH_COUNT and self.count == 1
         )
 
@@ -64,6 +75,12 @@ class Region:
         if self.kind == "cursor_row":
             y = snap.cursor[1]
             return (rows[y],) if 0 <= y < len(rows) else ()
+        if self.kind in CURSOR_COLUMN_KINDS:
+            y = snap.cursor[1]
+            if not 0 <= y < len(rows):
+                return ()
+            before, after = split_at_column(rows[y], snap.cursor[0])
+            return (before,) if self.kind == "before_cursor" else (after,)
         if self.kind == "between_rules":
             return _between_rules(rows)
         if self.kind == "above_box":
@@ -75,6 +92,24 @@ class Region:
 
     def text(self, snap: Snapshot) -> str:
         return "\n".join(self.rows(snap))
+
+
+def split_at_column(row: str, x: int) -> tuple[str, str]:
+    """The text of `row` left of screen column `x` and from it on. Rows are right-stripped, so
+    a cursor past a row's end stands after blanks: the left part is padded with them (a prompt
+    `Continue? [y/N] ` keeps its last space). Wide characters take two columns."""
+    if row.isascii():
+        return (row[:x], row[x:]) if x <= len(row) else (row + " " * (x - len(row)), "")
+    # Here, not at the top: the key commands import this module, and the width tables cost
+    # tens of milliseconds to load (tests/test_overview.py keeps them out of a key press).
+    from osf_tmux.vt.width import char_width
+
+    col = 0
+    for i, ch in enumerate(row):
+        if col >= x:
+            return row[:i], row[i:]
+        col += max(char_width(ch), 0)
+    return row + " " * max(x - col, 0), ""
 
 
 def _tail(rows: tuple[str, ...], count: int) -> tuple[str, ...]:

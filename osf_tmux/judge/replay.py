@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from osf_tmux.judge.classify import Verdict, classify
+from osf_tmux.judge.combine import OUTPUT_FLOW_RULE
 from osf_tmux.judge.manifest import Manifest
+from osf_tmux.judge.output_flow import OutputFlow
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.snapshot import Snapshot
 
@@ -56,3 +59,60 @@ def replay(
         Point(offset, snap, classify(snap, manifest))
         for offset, snap in snapshots_at(data, cols, rows, offsets)
     ]
+
+
+def replay_timed(
+    data: bytes,
+    cols: int,
+    rows: int,
+    manifest: Manifest,
+    offsets: Iterable[int],
+    timing: Sequence[tuple[int, float]],
+) -> list[Point]:
+    """`replay` for a manifest with `output_flow`, whose verdicts depend on time: each offset
+    is judged at the moment the pane's next bytes arrived (from `timing`, the capture's
+    pipe-pane reads), that is, in the state the pane settled into before anything more came.
+    A screen no rule calls blocked or busy reads `working` when its text changed less than
+    `output_flow` seconds before that moment (judge/output_flow.py, as the daemon does)."""
+    window = manifest.output_flow
+    if window is None:
+        return replay(data, cols, rows, manifest, offsets)
+    wanted = list(offsets)
+    reads = [(o, t) for o, t in timing if 0 < o <= len(data)]
+    read_offsets = [o for o, _ in reads]
+
+    def arrived(offset: int) -> float:
+        """When the bytes up to `offset` had all arrived: at the first read that took them."""
+        i = bisect.bisect_left(read_offsets, offset)
+        return reads[i][1] if i < len(reads) else (reads[-1][1] if reads else 0.0)
+
+    def next_bytes(offset: int) -> float:
+        i = bisect.bisect_right(read_offsets, offset)
+        return reads[i][1] if i < len(reads) else float("inf")
+
+    points: dict[int, Point] = {}
+    flow = OutputFlow(window)
+    stops = sorted(set(read_offsets) | set(wanted))
+    for offset, snap in snapshots_at(data, cols, rows, stops):
+        flow.observe(snap, arrived(offset))
+        if offset not in points and offset in wanted:
+            verdict = classify(snap, manifest)
+            if verdict.state in ("idle", "done") and flow.flowing(next_bytes(offset)):
+                verdict = Verdict("working", OUTPUT_FLOW_RULE, manifest.agent)
+            points[offset] = Point(offset, snap, verdict)
+    return [points[o] for o in wanted]
+
+
+def replay_with_time(
+    data: bytes,
+    cols: int,
+    rows: int,
+    manifest: Manifest,
+    offsets: Iterable[int],
+    timing: Sequence[tuple[int, float]] | None,
+) -> list[Point]:
+    """`replay_timed` where the rules depend on time (`output_flow`) and the capture's reads
+    are known, else `replay`: what `osf-tmux replay` and the capture tests ask."""
+    if manifest.output_flow is not None and timing:
+        return replay_timed(data, cols, rows, manifest, offsets, timing)
+    return replay(data, cols, rows, manifest, offsets)

@@ -76,9 +76,10 @@ def _excluded(manifest: Manifest, args: list[str]) -> bool:
 def load_rules(user_dir: Path | None = None, shipped_dir: Path | None = None) -> RuleSet:
     manifests: dict[str, Manifest] = {}
     problems: list[Problem] = []
-    for path in manifest_files(shipped_dir or shipped_rules_dir()):
+    shipped = shipped_dir or shipped_rules_dir()
+    for path in manifest_files(shipped):
         try:
-            m = load_manifest(path)
+            m = load_manifest(path, shipped)
         except ManifestError as exc:
             problems.extend(exc.problems)
             continue
@@ -87,7 +88,7 @@ def load_rules(user_dir: Path | None = None, shipped_dir: Path | None = None) ->
     if user_dir is not None and user_dir.is_dir():
         for path in manifest_files(user_dir):
             try:
-                m = load_manifest(path)
+                m = load_manifest(path, shipped)
             except ManifestError as exc:
                 problems.extend(exc.problems)
                 continue

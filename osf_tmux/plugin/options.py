@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from osf_tmux.tmux import SEP, Tmux
+from osf_tmux.tmux import SEP, SHELLS, Tmux
 
 
 @dataclass(frozen=True)
@@ -135,6 +135,13 @@ OPTIONS: tuple[Option, ...] = (
         "seconds before the notify command is killed",
         "seconds",
     ),
+    Option(
+        "@osf-generic-processes",
+        "",
+        "program names (space-separated, e.g. `cursor-agent goose amp`) whose panes get the "
+        "`generic` rules: blocked at a `[y/N]`, a menu, a password prompt; working while they "
+        "print; a global, session, window or pane option",
+    ),
     Option("@osf-bin", "", "the osf-tmux program (empty: found or installed by the plugin)"),
 )
 
@@ -178,6 +185,13 @@ def problems(values: Mapping[str, str]) -> list[str]:
             found.append(f"{name} is {value!r}: use one of {', '.join(opt.choices)}")
         elif opt.kind == "seconds" and not _non_negative(v):
             found.append(f"{name} is {value!r}: use a number of seconds")
+        elif name == "@osf-generic-processes":
+            shells = sorted(set(value.replace(",", " ").split()) & SHELLS)
+            if shells:
+                found.append(
+                    f"{name} lists {', '.join(shells)}: a shell is never given the generic "
+                    "rules (name the program you run in it)"
+                )
     return found
 
 
