@@ -171,3 +171,48 @@ def test_status_file_carries_the_notifiers_section(tmp_path: Path) -> None:
     data = json.loads(status_file.read_text())
     assert data["notify"] == {"path": "terminal"}
     assert "division by zero" in data["broken"]["error"]
+
+
+def screen_bytes(name: str) -> bytes:
+    snap = ROOT / "captures/claude-2.1.328/c_bash_yes-120x32.snapshots" / name
+    lines = snap.read_text(encoding="utf-8").split("\n")[:32]
+    return b"\x1b[2J\x1b[H" + "\r\n".join(lines).encode()
+
+
+# A software cursor that blinks: a reverse-video blank drawn and undrawn where the cursor is.
+BLINK_ON = b"\x1b7\x1b[7m \x1b[27m\x1b8"
+BLINK_OFF = b"\x1b7 \x1b8"
+
+
+def blink_after_idle(rig: Rig, blink: bool) -> list[tuple[float, str | None]]:
+    """A working screen, then the idle one, then 2 s of 0.1 s frames that only blink (or that
+    keep printing, when `blink` is False). The state after each frame."""
+    rig.frame(screen_bytes("01-working.txt"), written_ago=0.1)
+    rig.turn()
+    assert rig.state == "working"
+    rig.clock.advance(0.1)
+    rig.frame(screen_bytes("04-idle.txt"), written_ago=0.05)
+    rig.turn()
+    seen = []
+    for i in range(20):
+        rig.clock.advance(0.1)
+        data = (BLINK_ON if i % 2 == 0 else BLINK_OFF) if blink else f"\r{i:>3}".encode()
+        rig.frame(data, written_ago=0.05)
+        rig.turn()
+        seen.append((0.1 * (i + 1), rig.state))
+    return seen
+
+
+def test_a_cursor_that_only_blinks_lets_the_return_to_idle_hold(rig: Rig) -> None:
+    # The bytes never stop, the text does: the return to idle is confirmed after idle_confirm
+    # (0.4 s), not after idle_max (8 s).
+    seen = blink_after_idle(rig, blink=True)
+    assert seen[-1][1] == "done"
+    first = next(t for t, state in seen if state == "done")
+    assert first <= 0.7
+
+
+def test_output_that_changes_the_text_still_holds_the_return_to_idle(rig: Rig) -> None:
+    # A row that keeps changing is output: an idle-looking frame is not confirmed while it flows.
+    seen = blink_after_idle(rig, blink=False)
+    assert all(state == "working" for _, state in seen)

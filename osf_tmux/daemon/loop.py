@@ -131,6 +131,11 @@ class PaneWatch:
     dropping_since: float | None = None
     needs_seed: bool = False
     last_bytes: float = float("-inf")  # when the pane last wrote (monotonic)
+    # When the bytes last changed the screen's text, and that text: a blinking cursor drawn
+    # as a reverse-video cell (Mistral Vibe, every 0.2-0.5 s) writes bytes without end, and
+    # a pane that only blinks has stopped printing.
+    last_change: float = float("-inf")
+    shown: tuple[str, ...] | None = None
     last_read: float = float("-inf")  # when its FIFO was last read with bytes in it
     dirty_since: float | None = None
     checked_bytes: bool = False
@@ -529,12 +534,17 @@ class Daemon:
         text = w.info.report
         if w.report[0] != text:
             w.report = (text, Report.parse(text))
+        if snap is None:
+            w.last_change, w.shown = w.last_bytes, None
+        elif snap.rows is not w.shown and snap.rows != w.shown:
+            # Changed by some write up to the last one: the last is the safe end to count from.
+            w.last_change, w.shown = w.last_bytes, snap.rows
         return Observation(
             is_agent=w.manifest is not None,
             screen=w.verdict,
             seen=w.info.seen,
             report=w.report[1],
-            quiet=self.clock.now() - w.last_bytes,
+            quiet=self.clock.now() - w.last_change,
             output_flow=w.manifest.output_flow if w.manifest is not None else None,
             snapshot=snap,
         )

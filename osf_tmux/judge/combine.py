@@ -55,7 +55,7 @@ class Observation:
     screen: Verdict | None
     seen: bool
     report: Report | None = None
-    quiet: float = float("inf")  # seconds since the pane last printed anything
+    quiet: float = float("inf")  # seconds since the pane's output last changed its text
     # The manifest's `output_flow` window (seconds; None: off) and the screen it was judged on:
     # with both, a screen that no rule calls busy still reads `working` while its text changes.
     output_flow: float | None = None
