@@ -77,15 +77,32 @@ def labelled() -> list[Capture]:
 
 
 def replayed_live() -> list[Capture]:
-    """Every reference capture, and the lab's at 120x32: the lab's other sizes show the daemon
-    nothing new (their screens are checked offline by test_captures.py), and replaying all of
-    them at their recorded pace takes about 20 minutes. OSF_LIVE_ALL=1 replays them all."""
+    """Every reference capture, and from each lab folder the 120x32 captures that show the most
+    (dialogs first, then the most states): the lab's other sizes and scenarios show the daemon
+    nothing new (every screen of every capture is checked offline by test_captures.py), and
+    replaying all of them at their recorded pace takes over an hour. OSF_LIVE_ALL=1 replays
+    them all."""
     every = os.environ.get("OSF_LIVE_ALL") == "1"
-    return [
-        c
-        for c in labelled()
-        if every or not c.bytes_path.parent.name.endswith("-lab") or c.size() == (120, 32)
-    ]
+    chosen: list[Capture] = []
+    lab: dict[str, list[Capture]] = {}
+    for c in labelled():
+        folder = c.bytes_path.parent.name
+        if every or "-lab" not in folder:
+            chosen.append(c)
+        elif c.size() == (120, 32):
+            lab.setdefault(folder, []).append(c)
+
+    def shows(c: Capture) -> tuple[bool, int, str]:
+        states = {p.state for p in c.points()}
+        return ("blocked" not in states, -len(states), c.name)
+
+    for captures in lab.values():
+        chosen += sorted(captures, key=shows)[:LIVE_PER_LAB_FOLDER]
+    return chosen
+
+
+# Per lab folder: enough for a dialog, a turn and an interrupt of each agent and configuration.
+LIVE_PER_LAB_FOLDER = 3
 
 
 @pytest.mark.slow

@@ -193,7 +193,7 @@ def blink_after_idle(rig: Rig, blink: bool) -> list[tuple[float, str | None]]:
     rig.clock.advance(0.1)
     rig.frame(screen_bytes("04-idle.txt"), written_ago=0.05)
     rig.turn()
-    seen = []
+    seen: list[tuple[float, str | None]] = []
     for i in range(20):
         rig.clock.advance(0.1)
         data = (BLINK_ON if i % 2 == 0 else BLINK_OFF) if blink else f"\r{i:>3}".encode()
