@@ -261,6 +261,12 @@ SHELLS = frozenset(
 )  # fmt: skip
 
 
+def listed_names(option: str) -> frozenset[str]:
+    """The program names an option such as `@osf-generic-processes` lists: separated by spaces
+    or commas."""
+    return frozenset(option.replace(",", " ").split())
+
+
 @dataclass(frozen=True)
 class PaneInfo:
     """One pane as a single `list-panes -a` reports it."""

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from osf_tmux.judge.combine import Report
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import RuleSet, UnknownAgentError
-from osf_tmux.tmux import SHELLS, PaneInfo
+from osf_tmux.tmux import SHELLS, PaneInfo, listed_names
 
 log = logging.getLogger("osf_tmux.daemon.identify")
 
@@ -64,7 +64,7 @@ _INTERPRETER = re.compile(r"^(?:node|nodejs|bun|deno|python[0-9.]*|ruby|perl|php
 def generic_names(option: str) -> frozenset[str]:
     """The program names `@osf-generic-processes` lists (space- or comma-separated), shells
     left out: a shell at its prompt is never an agent (plugin/options.py warns of them)."""
-    return frozenset(n for n in option.replace(",", " ").split() if n) - SHELLS
+    return listed_names(option) - SHELLS
 
 
 def _generic(rules: RuleSet, info: PaneInfo, foreground: list[list[str]]) -> Manifest | None:

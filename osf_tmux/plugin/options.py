@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from osf_tmux.tmux import SEP, SHELLS, Tmux
+from osf_tmux.tmux import SEP, SHELLS, Tmux, listed_names
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,7 @@ def problems(values: Mapping[str, str]) -> list[str]:
         elif opt.kind == "seconds" and not _non_negative(v):
             found.append(f"{name} is {value!r}: use a number of seconds")
         elif name == "@osf-generic-processes":
-            shells = sorted(set(value.replace(",", " ").split()) & SHELLS)
+            shells = sorted(listed_names(value) & SHELLS)
             if shells:
                 found.append(
                     f"{name} lists {', '.join(shells)}: a shell is never given the generic "
