@@ -13,6 +13,7 @@ from osf_tmux.agents import auggie
 from osf_tmux.agents import hooks as agent_hooks
 from osf_tmux.agents.hooks import HooksError, apply, plan_install, plan_uninstall
 from osf_tmux.agents.report import state_for
+from tests.hook_counts import ours
 
 # An Auggie user's settings as the CLI writes them (two-space indent; `indexingDenyDirs` is what
 # answering the indexing screen with "Never" stores), with a hook of their own on an event we
@@ -30,17 +31,6 @@ EVENTS = {"PromptSubmit", "PreToolUse", "PostToolUse", "Notification", "Stop"}
 def settings_in(tmp_path: Path) -> tuple[dict[str, str], Path]:
     env = {"HOME": str(tmp_path / "home")}
     return env, tmp_path / "home" / ".augment" / "settings.json"
-
-
-def ours(hooks: dict[str, Any]) -> dict[str, int]:
-    return {
-        event: sum(
-            agent_hooks.is_our_command(h.get("command", ""))
-            for group in groups
-            for h in group.get("hooks", [])
-        )
-        for event, groups in hooks.items()
-    }
 
 
 def test_round_trip_keeps_the_users_settings_and_hooks(tmp_path: Path) -> None:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from osf_tmux.agents import droid
 from osf_tmux.agents import hooks as agent_hooks
 from osf_tmux.agents.hooks import HooksError, apply, plan_install, plan_uninstall
+from tests.hook_counts import ours
 
 # A Droid user's hooks.json as its /hooks editor writes it: the events at the top level, a hook
 # of their own on an event we use and on one we do not, and its flags.
@@ -35,18 +35,6 @@ def factory(tmp_path: Path) -> tuple[dict[str, str], Path]:
     folder = tmp_path / "home" / ".factory"
     folder.mkdir(parents=True)
     return env, folder
-
-
-def ours(data: dict[str, Any]) -> dict[str, int]:
-    return {
-        event: sum(
-            agent_hooks.is_our_command(h.get("command", ""))
-            for group in groups
-            for h in group.get("hooks", [])
-        )
-        for event, groups in data.items()
-        if isinstance(groups, list)
-    }
 
 
 def test_round_trip_keeps_the_users_hooks_and_flags(tmp_path: Path) -> None:

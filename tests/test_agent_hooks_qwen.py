@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from osf_tmux.agents import hooks as agent_hooks
 from osf_tmux.agents import qwen
 from osf_tmux.agents.hooks import HooksError, apply, plan_install, plan_uninstall
+from tests.hook_counts import ours
 
 # A Qwen user's settings as Qwen writes them (two-space indent, its `$version` key), with a hook
 # of their own on an event we use too and one we do not use.
@@ -28,17 +28,6 @@ EVENTS = {"UserPromptSubmit", "PreToolUse", "PermissionRequest", "Notification",
 def settings_in(tmp_path: Path) -> tuple[dict[str, str], Path]:
     env = {"HOME": str(tmp_path / "home")}
     return env, tmp_path / "home" / ".qwen" / "settings.json"
-
-
-def ours(hooks: dict[str, Any]) -> dict[str, int]:
-    return {
-        event: sum(
-            agent_hooks.is_our_command(h.get("command", ""))
-            for group in groups
-            for h in group.get("hooks", [])
-        )
-        for event, groups in hooks.items()
-    }
 
 
 def test_round_trip_keeps_the_users_settings_and_hooks(tmp_path: Path) -> None:
