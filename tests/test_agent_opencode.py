@@ -415,7 +415,7 @@ def test_the_real_agent_reports_through_the_installed_plugin(
 
         watch("ctrl+p commands", 180)
         tmux_server.cmd("send-keys", "-t", pane, "-l", st.P_BASH)
-        time.sleep(0.5)
+        watch(st.P_BASH, 10)  # typed into the input box before Enter goes
         tmux_server.cmd("send-keys", "-t", pane, "Enter")
         watch("Allow once", 120)
         watch(None, 1.5)  # the report may trail the drawing a little

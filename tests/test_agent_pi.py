@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -235,14 +234,16 @@ def test_the_real_pi_reports_through_our_extension(tmp_path: Path) -> None:
         retry_until(lambda: "osf-tmux.ts" in tmux.cmd("capture-pane", "-p", "-t", pane),
                     what="Pi to start with our extension", timeout=60)  # fmt: skip
         tmux.cmd("send-keys", "-t", pane, "-l", st.P_TEXT)
-        time.sleep(0.5)
+        retry_until(lambda: st.P_TEXT in tmux.cmd("capture-pane", "-p", "-t", pane),
+                    what="the prompt typed in the input box", timeout=10)  # fmt: skip
         tmux.cmd("send-keys", "-t", pane, "Enter")
         retry_until(lambda: reported().startswith("working "), what="working", timeout=30)
         retry_until(lambda: reported().startswith("done "), what="done", timeout=60)
         assert reported().endswith(" pi")
 
         tmux.cmd("send-keys", "-t", pane, "-l", st.P_ESSAY)
-        time.sleep(0.5)
+        retry_until(lambda: st.P_ESSAY in tmux.cmd("capture-pane", "-p", "-t", pane),
+                    what="the prompt typed in the input box", timeout=10)  # fmt: skip
         tmux.cmd("send-keys", "-t", pane, "Enter")
         retry_until(lambda: reported().startswith("working "), what="working again", timeout=30)
         retry_until(lambda: "Terminals began" in tmux.cmd("capture-pane", "-p", "-t", pane),
