@@ -34,7 +34,8 @@ State = tuple[float, str | None]
 @dataclass(frozen=True)
 class Replayed:
     states: list[State]  # (time, state) at every change
-    prompts: list[tuple[float, float]]  # labelled prompts: (first read, read that ended it)
+    prompts: list[tuple[float, float]]  # each labelled prompt: (first read, read that ended it)
+    waits: list[tuple[float, float]]  # the same, with blocked labels in a row joined
 
     def blinks(self) -> list[float]:
         """How long the state was not `blocked` each time it came back within one prompt."""
@@ -55,7 +56,7 @@ class Replayed:
         """Seconds from the read that ended each answered prompt to the first state that is not
         `blocked` (0 when it had left `blocked` already)."""
         out = []
-        for _, ended in self.prompts:
+        for _, ended in self.waits:
             if ended == float("inf"):
                 continue
             before = [s for t, s in self.states if t <= ended]
@@ -121,25 +122,33 @@ def replay(capture: Path, timing: Timing | None = None) -> Replayed:
             step(None, max(due, at))
             if tracker.deadline() == due:
                 break
-    return Replayed(states, _prompts(labels, arrivals))
+    return Replayed(
+        states, _spans(labels, arrivals, merge=False), _spans(labels, arrivals, merge=True)
+    )
 
 
-def _prompts(
-    labels: dict[str, object], arrivals: list[tuple[int, float]]
+def _spans(
+    labels: dict[str, object], arrivals: list[tuple[int, float]], merge: bool
 ) -> list[tuple[float, float]]:
+    """(first read, read that ended it) of each labelled prompt; with `merge`, labels in a row
+    that are all blocked (a pointer moved, a second question) are one wait."""
     segments = labels["segments"]
     assert isinstance(segments, list)
+
+    def arrival(offset: int) -> float:
+        return next((at for o, at in arrivals if o >= offset), float("inf"))
+
     spans = []
-    for seg, after in zip(segments, [*segments[1:], None], strict=True):
-        if seg["state"] != "blocked":
-            continue
-        start = next((at for o, at in arrivals if o >= seg["offset"]), None)
-        end = None
-        if after is not None:
-            end = next((at for o, at in arrivals if o >= after["offset"]), None)
-        if start is not None:
-            spans.append((start, float("inf") if end is None else end))
-    return spans
+    start: float | None = None
+    for seg in segments:
+        if start is not None and (seg["state"] != "blocked" or not merge):
+            spans.append((start, arrival(seg["offset"])))
+            start = None
+        if seg["state"] == "blocked" and start is None:
+            start = arrival(seg["offset"])
+    if start is not None:
+        spans.append((start, float("inf")))
+    return [(a, b) for a, b in spans if a != float("inf")]
 
 
 def main() -> int:
