@@ -174,7 +174,7 @@ class Codex(AgentSpec):
             )
         self.pinned = version
         self.ui = dataclasses.replace(self.ui, idle=COMPOSER_ROW)
-        for cached in ("_version", "_daemon_flag"):
+        for cached in ("_version", "_daemon_args"):
             self.__dict__.pop(cached, None)
 
     def version_pinned(self) -> bool:
@@ -209,7 +209,7 @@ class Codex(AgentSpec):
 
     def _daemon_flag(self) -> list[str]:
         """`--no-daemon` where the release has it (0.17x); older ones start no app-server."""
-        cached = self.__dict__.get("_daemon_flag")
+        cached = self.__dict__.get("_daemon_args")
         if cached is None:
             out = subprocess.run(
                 [str(self.binary()), "--help"],
@@ -218,7 +218,7 @@ class Codex(AgentSpec):
                 timeout=60,
                 env={**BASE_ENV, "HOME": "/tmp"},
             )
-            cached = self.__dict__["_daemon_flag"] = (
+            cached = self.__dict__["_daemon_args"] = (
                 ["--no-daemon"] if "--no-daemon" in out.stdout else []
             )
         return list(cached)
