@@ -3,6 +3,10 @@ through a custom model provider in CODEX_HOME/config.toml."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import platform
+import subprocess
 from pathlib import Path
 
 from tools.agentlab import stories as st
@@ -24,6 +28,15 @@ WORKING = Cue(r"esc to interrupt|^• Working \(\d+s\b", absent=r"Press enter to
 COMPOSER = Cue(
     r"\? for shortcuts|Ask Codex to do anything",
     absent=r"esc to interrupt|Press enter to confirm|esc to cancel",
+    title_absent=SPIN,
+)
+# Older releases (0.1xx) show a rotating example as the placeholder (`› Write tests for
+# @filename`) and, in an inline viewport, no `? for shortcuts` under it: the composer row is
+# the cue there, among the last rows (a user prompt in the transcript also starts with `›`).
+COMPOSER_ROW = Cue(
+    r"^› ",
+    absent=r"esc to interrupt|Press enter to confirm|esc to cancel",
+    tail=3,
     title_absent=SPIN,
 )
 # 0.171 after an approved patch: the panel closes and the composer is back, but no status row
@@ -56,6 +69,10 @@ INTERRUPTED = Cue(
     r"Conversation interrupted",
     absent=r"esc to interrupt|Press enter to confirm|esc to cancel",
 )
+# The interrupt marker with the composer under it, whatever stands above the marker: some
+# releases leave the status row there (the turn is over all the same, the human may type).
+INTERRUPTED_ANY = Cue(r"Conversation interrupted", absent=r"Press enter to confirm|esc to cancel")
+P_PONDER = "ponder the module layout"
 P_MCP = "save a note with the lab tool"
 P_SLOW = "run the slow build"
 MCP_CALL = {"tool": "lab_note", "args": {"text": "terminals began as teletypes"}}
@@ -68,6 +85,8 @@ ESCALATE = {
 
 # Codex-specific turns come first: the shared ones would answer the same prompts otherwise.
 CODEX_TURNS = (
+    # A model that says nothing for a long while: the status row stays up until the interrupt.
+    Turn(P_PONDER, [[Pause(30.0), Text("The layout is fine.")]]),
     Turn(
         P_MCP,
         [
@@ -142,14 +161,67 @@ class Codex(AgentSpec):
         done_quiet=True,
     )
 
+    # A release other than the default install (`record --agent-version`, or the
+    # OSF_LAB_CODEX_VERSION variable): install.sh's CODEX_VERSIONS puts it in npm-codex-<VER>.
+    pinned: str | None = os.environ.get("OSF_LAB_CODEX_VERSION") or None
+
+    def use_version(self, version: str) -> None:
+        prefix = lab_home() / f"npm-codex-{version}"
+        if not prefix.is_dir():
+            raise SystemExit(
+                f"codex {version} is not installed in {prefix}: run "
+                f"`CODEX_VERSIONS={version} tools/agentlab/install.sh codex`"
+            )
+        self.pinned = version
+        self.ui = dataclasses.replace(self.ui, idle=COMPOSER_ROW)
+        for cached in ("_version", "_daemon_args"):
+            self.__dict__.pop(cached, None)
+
+    def version_pinned(self) -> bool:
+        return self.pinned is not None
+
     def _vendor(self) -> Path:
-        base = lab_home() / "npm" / "node_modules" / "@openai"
-        for candidate in sorted(base.glob("codex-linux-*/vendor/*/bin/codex")):
-            return candidate.parent.parent
-        return base / "codex-linux-x64" / "vendor" / "x86_64-unknown-linux-musl"
+        prefix = lab_home() / (f"npm-codex-{self.pinned}" if self.pinned else "npm")
+        base = prefix / "node_modules" / "@openai"
+        # 0.17x: vendor/<triple>/bin/codex next to codex-path/ in the platform package;
+        # 0.100 .. 0.16x: vendor/<triple>/codex/codex next to path/ (rg) there; before ~0.100
+        # every platform's binary ships in the main package, under the same vendor/<triple>/.
+        triple = f"{platform.machine()}-unknown-linux-musl"
+        for pattern in (
+            "codex-linux-*/vendor/*/bin/codex",
+            "codex-linux-*/vendor/*/codex/codex",
+            f"codex/vendor/{triple}/codex/codex",
+        ):
+            for candidate in sorted(base.glob(pattern)):
+                return candidate.parent.parent
+        return base / "codex-linux-x64" / "vendor" / triple
 
     def binary(self) -> Path:
-        return self._vendor() / "bin" / "codex"
+        vendor = self._vendor()
+        older = vendor / "codex" / "codex"
+        return older if older.exists() else vendor / "bin" / "codex"
+
+    def _tools_path(self) -> Path:
+        """The folder of helper commands (rg) the launcher puts on PATH."""
+        vendor = self._vendor()
+        newer = vendor / "codex-path"
+        return newer if newer.is_dir() else vendor / "path"
+
+    def _daemon_flag(self) -> list[str]:
+        """`--no-daemon` where the release has it (0.17x); older ones start no app-server."""
+        cached = self.__dict__.get("_daemon_args")
+        if cached is None:
+            out = subprocess.run(
+                [str(self.binary()), "--help"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env={**BASE_ENV, "HOME": "/tmp"},
+            )
+            cached = self.__dict__["_daemon_args"] = (
+                ["--no-daemon"] if "--no-daemon" in out.stdout else []
+            )
+        return list(cached)
 
     def read_version(self) -> str:
         return command_version([str(self.binary()), "--version"], lambda words: words[-1])
@@ -241,6 +313,7 @@ class Codex(AgentSpec):
                     settle=1.5,
                 ),
             ),
+            *self.stale_status(s),
             s.sc(
                 "full_auto_edit",
                 "--sandbox workspace-write (what --full-auto was): edit and new file, no dialog",
@@ -273,6 +346,40 @@ class Codex(AgentSpec):
                 Expect("idle", DRAFT_STATUS_IDLE, "draft in the composer; still idle", settle=2.0),
             ),
         ]
+
+    def stale_status(self, s: Shapes) -> list[Scenario]:
+        """The model is silent for a while (status row up, no answer text yet), and the turn is
+        interrupted with Esc (think_esc) or Ctrl-C (think_ctrlc); think_done lets a thinking
+        turn end by itself. Releases that leave the status row above `■ Conversation
+        interrupted` show it here."""
+        out = []
+        for name, key, said in (("think_esc", "Escape", "Esc"), ("think_ctrlc", "C-c", "Ctrl-C")):
+            out.append(
+                s.sc(
+                    name,
+                    f"a silent model (status row up for seconds) interrupted with {said}",
+                    s.start(),
+                    s.ask(P_PONDER),
+                    Expect("working", WORKING, "status row up, nothing streamed yet", settle=3.0),
+                    Keys((key,), f"interrupt with {said}"),
+                    Expect(
+                        "idle",
+                        INTERRUPTED_ANY,
+                        "interrupted (■ Conversation interrupted); back at the composer",
+                        settle=2.0,
+                    ),
+                )
+            )
+        out.append(
+            s.sc(
+                "think_done",
+                "reasoning summary, then the answer: the turn ends by itself",
+                s.start(),
+                s.ask(st.P_THINK),
+                s.done(),
+            )
+        )
+        return out
 
     def launch(
         self, dirs: RunDirs, url: str, scenario: Scenario
@@ -313,9 +420,9 @@ enabled = false
             dirs,
             CODEX_HOME=str(codex_home),
             AGENTLAB_API_KEY="sk-agentlab-fake",
-            PATH=f"{self._vendor() / 'codex-path'}:{BASE_ENV['PATH']}",
+            PATH=f"{self._tools_path()}:{BASE_ENV['PATH']}",
         )
         # --no-daemon: otherwise the TUI starts a background app-server that outlives the pane
         # and whose socket the next run collides with.
         extra = [str(a) for a in scenario.options.get("args", [])]  # type: ignore[attr-defined]
-        return [str(self.binary()), "--no-daemon", *extra], env
+        return [str(self.binary()), *self._daemon_flag(), *extra], env

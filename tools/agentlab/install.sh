@@ -23,6 +23,8 @@
 #   npm-claude-<VER>/ further Claude Code releases: CLAUDE_VERSIONS="2.1.25 2.1.116 2.1.221"
 #                     (record them with `record --agent-version VER`; releases before ~2.1.100
 #                     are a node bundle, cli.js, the later ones a native binary)
+#   npm-codex-<VER>/  further Codex releases: CODEX_VERSIONS="0.100.0 0.130.0" (the native
+#                     binary from the platform package; `record --agent-version VER`)
 #   aider-venv/, vibe-venv/, kimi-venv/   the PyPI agents
 set -euo pipefail
 
@@ -102,7 +104,13 @@ install_one() {
                 npm_install "$LAB/npm-claude-$v" @anthropic-ai/claude-code "$v"
             done
             ;;
-        codex) npm_install "$LAB/npm" @openai/codex "${CODEX_VERSION:-}" ;;
+        codex)
+            npm_install "$LAB/npm" @openai/codex "${CODEX_VERSION:-}"
+            local cv
+            for cv in ${CODEX_VERSIONS:-}; do
+                npm_install "$LAB/npm-codex-$cv" @openai/codex "$cv"
+            done
+            ;;
         gemini) npm_install "$LAB/npm" @google/gemini-cli "${GEMINI_VERSION:-}" ;;
         aider)
             # aider-chat supports CPython 3.10-3.12 (found on PATH only, as before)
