@@ -230,6 +230,7 @@ def test_an_answer_still_ends_a_prompt_at_once() -> None:
         (ERASED, "working", "spinner"),
         (ERASED, "idle", "input-box"),
         (_screen("transcript", "", "✕ rejected"), "idle", None),
+        (_screen(), "idle", None),  # the screen cleared whole: no live area left to redraw
         (_screen("transcript", "", "", "╭─ approval ─╮"), "idle", None),
     ):
         p = Pane()

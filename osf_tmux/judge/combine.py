@@ -241,14 +241,13 @@ class PaneTracker:
 
 
 def _erased_from(prompt: tuple[str, ...], rows: tuple[str, ...]) -> bool:
-    """Whether `rows` are `prompt` with some rows blanked and nothing else changed."""
+    """Whether `rows` are `prompt` erased from some row down (`ESC[J` under the transcript):
+    the rows above that one unchanged, at least one of them with text, every row from it on
+    blank, and text erased. A screen cleared whole is not a live area being redrawn."""
     if len(rows) != len(prompt):
         return False
-    erased = False
-    for now, before in zip(rows, prompt, strict=True):
-        if now == before:
-            continue
-        if now.strip():
-            return False
-        erased = True
-    return erased
+    y = len(rows)
+    while y and not rows[y - 1].strip():
+        y -= 1
+    kept = rows[:y]
+    return bool(kept) and kept == prompt[:y] and any(r.strip() for r in prompt[y:])
