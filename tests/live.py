@@ -133,9 +133,15 @@ class Feeder:
 
 
 class Pace:
-    """Byte offset -> seconds since launch, interpolated between labelled anchors."""
+    """Byte offset -> seconds since launch, interpolated between labelled anchors; or, with
+    `reads`, the anchors are the capture's pipe-pane reads and every byte of a read is due when
+    the read arrived, as tmux wrote them (a redraw that paused for the terminal's answer pauses
+    the same way, instead of being spread over the seconds between two labels)."""
 
-    def __init__(self, anchors: list[tuple[int, float]], max_gap: float = 1.0) -> None:
+    def __init__(
+        self, anchors: list[tuple[int, float]], max_gap: float = 1.0, reads: bool = False
+    ) -> None:
+        self.reads = reads
         points = sorted(set(anchors))
         self.offsets = [o for o, _ in points]
         # Long silent stretches are shortened: the daemon needs only its settle time.
@@ -146,12 +152,23 @@ class Pace:
             t_prev = t
         self.times = times
 
+    def boundary(self, offset: int) -> int | None:
+        """With `reads`, the end of the read holding the byte at `offset` (a write must not
+        join two reads); else None."""
+        if not self.reads:
+            return None
+        i = bisect.bisect_right(self.offsets, offset)
+        return self.offsets[i] if i < len(self.offsets) else None
+
     def at(self, offset: int) -> float:
         i = bisect.bisect_right(self.offsets, offset)
         if i == 0:
             return 0.0
         if i == len(self.offsets):
             return self.times[-1]
+        if self.reads:
+            i = bisect.bisect_left(self.offsets, offset)
+            return self.times[min(i, len(self.times) - 1)]
         o0, o1 = self.offsets[i - 1], self.offsets[i]
         t0, t1 = self.times[i - 1], self.times[i]
         return t0 + (t1 - t0) * (offset - o0) / max(o1 - o0, 1)
@@ -163,6 +180,9 @@ def feed_paced(
     """Write `data[feeder.offset:end]` in small chunks at the recorded pace."""
     while feeder.offset < end:
         n = min(chunk, end - feeder.offset)
+        boundary = pace.boundary(feeder.offset)
+        if boundary is not None:
+            n = min(n, boundary - feeder.offset)
         due = start_wall + pace.at(feeder.offset + n)
         delay = due - time.monotonic()
         if delay > 0:

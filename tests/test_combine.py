@@ -5,6 +5,7 @@ from __future__ import annotations
 from osf_tmux.clock import FakeClock
 from osf_tmux.judge.classify import Verdict
 from osf_tmux.judge.combine import Observation, PaneTracker, Report, Timing, most_urgent
+from osf_tmux.vt.snapshot import Snapshot
 
 
 def verdict(state: str) -> Verdict:
@@ -177,3 +178,60 @@ def test_idle_is_not_held_forever_by_a_printing_pane() -> None:
     assert p.tracker.deadline() == p.clock.now() + 0.4
     p.clock.advance(8.0)
     assert p.tracker.update(streaming, p.clock.now(), p.clock.wall()).state == "done"
+
+
+def _screen(*rows: str) -> Snapshot:
+    return Snapshot(cols=40, rows=tuple(rows) + ("",) * (8 - len(rows)))
+
+
+PROMPT = _screen(
+    "transcript", "", "╭─ approval ─╮", "│ → [1] Approve │", "╰────────────╯", "── footer"
+)
+ERASED = _screen("transcript")  # the panel erased, the terminal asked where the cursor is
+
+
+def _see(
+    p: Pane, snap: Snapshot | None, state: str, rule: str | None = None, quiet: float = 0.0
+) -> str | None:
+    obs = Observation(True, Verdict(state, rule, "kimi"), False, quiet=quiet, snapshot=snap)
+    return p.tracker.update(obs, p.clock.now(), p.clock.wall()).state
+
+
+def test_a_prompt_erased_to_be_drawn_again_stays_blocked() -> None:
+    # Kimi CLI erases its approval panel below the cursor and draws it again 0.4-0.9 s later;
+    # the frames between are recognised by no rule. Without the grace they read busy, then the
+    # prompt came back: the status line blinked blocked -> working -> blocked.
+    p = Pane()
+    assert _see(p, PROMPT, "blocked", "approval") == "blocked"
+    p.clock.advance(0.01)
+    assert _see(p, ERASED, "idle") == "blocked"
+    assert p.tracker.deadline() == p.clock.now() + 1.5
+    p.clock.advance(0.4)
+    assert _see(p, ERASED, "idle") == "blocked"
+    p.clock.advance(0.4)
+    assert _see(p, PROMPT, "blocked", "approval") == "blocked"
+    assert p.tracker.deadline() is None
+
+
+def test_an_erased_prompt_that_is_not_drawn_again_ends_after_the_grace() -> None:
+    p = Pane()
+    _see(p, PROMPT, "blocked", "approval")
+    assert _see(p, ERASED, "idle") == "blocked"
+    p.clock.advance(1.5)
+    assert _see(p, None, "idle", quiet=1.5) == "working"  # the deadline's turn, no new frame
+    p.clock.advance(0.5)
+    assert _see(p, None, "idle", quiet=2.0) == "idle"  # rejected: idle, not done
+
+
+def test_an_answer_still_ends_a_prompt_at_once() -> None:
+    # What replaces an answered prompt is known to a rule (a spinner, the input box) or is
+    # something drawn that the prompt's screen did not have: neither is a redraw.
+    for snap, state, rule in (
+        (ERASED, "working", "spinner"),
+        (ERASED, "idle", "input-box"),
+        (_screen("transcript", "", "✕ rejected"), "idle", None),
+        (_screen("transcript", "", "", "╭─ approval ─╮"), "idle", None),
+    ):
+        p = Pane()
+        _see(p, PROMPT, "blocked", "approval")
+        assert _see(p, snap, state, rule) == "working"

@@ -107,12 +107,7 @@ LIVE_PER_LAB_FOLDER = 3
 
 # Known daemon gaps, each a bug to fix (the scorer's labelled points are right on these; the
 # live daemon is not): the test must go on running them.
-KNOWN_LIVE_GAPS = {
-    "kimi-1.51.0-lab/bash_esc-120x32": (
-        "Kimi redraws its approval panel by erasing the screen below the cursor and printing it "
-        "again ~1.5 s later; the daemon reads the erased frames as idle in between"
-    ),
-}
+KNOWN_LIVE_GAPS: dict[str, str] = {}
 
 
 def _live_params() -> list[object]:
@@ -143,7 +138,8 @@ def test_capture_live(
         for e in labels.get("driver_events", labels.get("events", []))
         if "t" in e
     ]
-    pace = Pace(anchors or [(0, 0.0), (len(data), 5.0)])
+    reads = capture.timing()
+    pace = Pace(reads, reads=True) if reads else Pace(anchors or [(0, 0.0), (len(data), 5.0)])
     feeder = Feeder(server, tmp_path, size[0], size[1], agent)
     try:
         wait_agent_pane(daemon, feeder.pane, agent)

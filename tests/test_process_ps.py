@@ -11,6 +11,7 @@ import pytest
 
 from osf_tmux.daemon import process
 from osf_tmux.daemon.process import ProcessTable, foreground_commands
+from osf_tmux.judge.ruleset import load_rules
 from tests.tmux_server import TmuxServer, retry_until
 
 NO_PROC = Path("/nonexistent-proc")
@@ -38,6 +39,16 @@ def test_ps_listing_parsed_and_walked(monkeypatch: pytest.MonkeyPatch) -> None:
         ["rg", "--files"],
     ]
     assert foreground_commands(99, NO_PROC) == []
+
+
+def test_a_renamed_process_with_a_space_is_found_from_ps(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Kimi CLI renames itself `Kimi Code` (setproctitle): `ps` prints that as its command.
+    table = ProcessTable.parse("   50    49    50    50 Kimi Code\n")
+    monkeypatch.setattr(process.PS, "table", lambda: table)
+    commands = foreground_commands(50, NO_PROC)
+    assert commands == [["Kimi", "Code"]]
+    manifest = load_rules().for_process(commands[0])
+    assert manifest is not None and manifest.agent == "kimi"
 
 
 @pytest.mark.tmux

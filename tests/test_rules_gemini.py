@@ -353,7 +353,8 @@ CASES: list[tuple[str, Snapshot, str]] = [
         ),
         "blocked",
     ),
-    # Loop detection (LoopDetectionConfirmation): "? A potential loop was detected" + options.
+    # Loop detection (LoopDetectionConfirmation; the lab's loop_keep-80x24 02-blocked): the box
+    # one column in, "?  A potential loop was detected", the question, the options.
     (
         "loop-detection-80x24",
         screen(
@@ -363,16 +364,16 @@ CASES: list[tuple[str, Snapshot, str]] = [
                 "",
                 *box(
                     [
-                        "? A potential loop was detected",
+                        "?  A potential loop was detected",
                         "",
-                        "This can happen due to repetitive tool calls or other model behavior.",
-                        "Do you want to keep loop detection enabled or disable it for this",
-                        "session?",
+                        "This can happen due to repetitive tool calls or other model behavior. Do",
+                        "you want to keep loop detection enabled or disable it for this session?",
                         "",
                         "● 1. Keep loop detection enabled (esc)",
                         "  2. Disable loop detection for this session",
                     ],
-                    80,
+                    79,
+                    margin=1,
                 ),
             ],
             80,

@@ -1,11 +1,11 @@
 """rules/gemini.toml on what users change: YOLO mode (`--yolo`, Ctrl+Y), auto-edit mode
 (`--approval-mode auto_edit`, Shift+Tab), /rewind (the conversation's checkpoints) and its Confirm
-Rewind dialog, loop detection, and 60- and 240-column panes.
+Rewind dialog, and 60- and 240-column panes (loop detection: tests/test_rules_gemini_loop.py).
 
 Two kinds of cases: tmux's own snapshots of the 0.61.0 lab captures at each labelled point
 (captures/gemini-cli-0.61.0-lab-configs and the 60x20 / 240x60 ones in -lab, state from the file
-name), and screens built from them or from the bundle's components (RewindConfirmation,
-LoopDetectionConfirmation) for what no snapshot shows."""
+name), and screens built from them or from the bundle's component (RewindConfirmation) for what
+no snapshot shows."""
 
 from __future__ import annotations
 
@@ -161,28 +161,6 @@ CASES: list[tuple[str, list[str], str, str]] = [
         ],
         "idle",
         "◇  Ready (proj)",
-    ),
-    # Loop detection (LoopDetectionConfirmation in the bundle: a rounded box, the title, the
-    # radio list with option 1 selected).
-    (
-        "loop-detection-dialog",
-        [
-            "  ✓  ReadFile  app.py",
-            "  ✓  ReadFile  app.py",
-            "",
-            *box(
-                "",
-                "? A potential loop was detected",
-                "",
-                "This can happen due to repetitive tool calls or other model behavior.",
-                "",
-                "● 1. Keep loop detection enabled (esc)",
-                "  2. Disable loop detection for this session",
-                "",
-            ),
-        ],
-        "blocked",
-        "✋  Action Required (proj)",
     ),
     # YOLO mode idle: `*` prompt, `YOLO Ctrl+Y` above the input box (yolo_bash 02-idle).
     (

@@ -140,6 +140,12 @@ def cases() -> list[tuple[str, Snapshot, str]]:
                 screen([*TURN, "⠙ Using Shell (rm -rf build)"], approval(w), w),
                 "blocked",
             ),
+            (
+                # drawn again after an erase: the footer comes last, up to 0.5 s later
+                f"approval-footer-not-drawn-yet-{w}",
+                screen([*TURN, "⠙ Using Shell (rm -rf build)"], approval(w)[:-3], w),
+                "blocked",
+            ),
             (f"question-{w}", screen(TURN, question(w), w, 28), "blocked"),
             (f"question-other-{w}", screen(TURN, question(w, 3), w, 28), "blocked"),
             (

@@ -4,7 +4,8 @@ become the state a pane shows.
 Priority, strongest first: a blocked screen; a fresh agent report; the shell back in the
 foreground (no agent); the other screen rules; for a manifest with `output_flow`, output that
 flows (output_flow.py). `blocked` and `working` are entered at once; a return to idle is
-confirmed for a moment so that one redraw cannot flap the bar."""
+confirmed for a moment so that one redraw cannot flap the bar, and a prompt that is only being
+redrawn (erased, not yet drawn again) is not taken for an answered one."""
 
 from __future__ import annotations
 
@@ -76,6 +77,9 @@ class Timing:
     idle_max: float = 8.0  # ... or hold this long while the pane keeps printing
     report_ttl: float = 30.0  # an agent report older than this is ignored
     blocked_report_grace: float = 2.0  # a screen not blocked this long after a blocked report wins
+    # A prompt erased for a redraw (Kimi CLI erases its approval panel, asks the terminal where
+    # the cursor is, and draws it again 0.4-0.9 s later) stays blocked this long at most.
+    redraw_grace: float = 1.5
 
 
 class PaneTracker:
@@ -89,11 +93,18 @@ class PaneTracker:
         self._after_prompt = False  # `working` only because a prompt just went away
         self._last_seen = float("-inf")
         self._flow: OutputFlow | None = None
+        # The screen that last showed the prompt, and since when the screen has been that one
+        # with rows erased and nothing new drawn (the prompt being redrawn).
+        self._prompt_rows: tuple[str, ...] = ()
+        self._erased_since: float | None = None
+        self._erased = False
 
     def deadline(self) -> float | None:
         """Monotonic time at which `update` should run again even without news."""
         if self.current.rule == OUTPUT_FLOW_RULE and self._flow is not None:
             return self._flow.ends()
+        if self._erased_since is not None:
+            return self._erased_since + self.timing.redraw_grace
         if self._idle_since is None:
             return None
         t = self.timing
@@ -130,8 +141,12 @@ class PaneTracker:
             return self._set(None, None, "none", wall)
         if raw in ("idle", "done") and source == "screen" and flowing:
             raw, rule = "working", OUTPUT_FLOW_RULE
+        if raw == "blocked" and source == "screen" and obs.snapshot is not None:
+            self._prompt_rows = obs.snapshot.rows
         if raw in ("blocked", "working"):
             return self._set(raw, rule, source, wall)
+        if self._redrawing_prompt(obs, raw, rule, source, now):
+            return self.current
         if cur == "working" and self.current.rule == OUTPUT_FLOW_RULE:
             # The flow stopped `output_flow` seconds ago: that wait was the confirmation. A
             # program that stops printing has not finished a turn anyone asked for: idle.
@@ -161,6 +176,33 @@ class PaneTracker:
         target = "done" if raw == "done" and not obs.seen else "idle"
         return self._set(target, rule, source, wall)
 
+    def _redrawing_prompt(
+        self, obs: Observation, raw: str, rule: str | None, source: str, now: float
+    ) -> bool:
+        """Whether a blocked pane is only redrawing its prompt: the screen, recognised by no rule,
+        is the prompt's screen with its lower rows erased and nothing drawn anywhere, for at most
+        `redraw_grace`. An answer draws something (a spinner, the input box, a message), so it
+        still ends the block at once."""
+        cur = self.current
+        if cur.state != "blocked" or cur.source != "screen" or source != "screen":
+            self._erased_since = None
+            return False
+        if obs.snapshot is not None:
+            self._erased = (
+                raw == "idle"
+                and rule is None
+                and _erased_from(self._prompt_rows, obs.snapshot.rows)
+            )
+        if not self._erased:
+            self._erased_since = None
+            return False
+        if self._erased_since is None:
+            self._erased_since = now
+        if now - self._erased_since < self.timing.redraw_grace:
+            return True
+        self._erased_since = None
+        return False
+
     def _raw(self, obs: Observation, wall: float) -> tuple[str | None, str | None, str]:
         screen = obs.screen
         if screen is not None and screen.state == "blocked":
@@ -189,8 +231,24 @@ class PaneTracker:
     def _set(self, state: str | None, rule: str | None, source: str, wall: float) -> PaneState:
         self._idle_since = None
         self._after_prompt = False
+        self._erased_since = None
+        self._erased = False
         if state != self.current.state:
             self.current = PaneState(state, wall, rule, source)
         elif rule != self.current.rule or source != self.current.source:
             self.current = PaneState(state, self.current.since, rule, source)
         return self.current
+
+
+def _erased_from(prompt: tuple[str, ...], rows: tuple[str, ...]) -> bool:
+    """Whether `rows` are `prompt` with some rows blanked and nothing else changed."""
+    if len(rows) != len(prompt):
+        return False
+    erased = False
+    for now, before in zip(rows, prompt, strict=True):
+        if now == before:
+            continue
+        if now.strip():
+            return False
+        erased = True
+    return erased

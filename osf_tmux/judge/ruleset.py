@@ -52,7 +52,9 @@ class RuleSet:
         args = [a for a in argv if a]
         if not args:
             return None
-        names = {os.path.basename(args[0])}
+        # A process that renamed itself to a name with a space (Kimi CLI's `Kimi Code`) is one
+        # argument in /proc, but `ps` (macOS) gives one string that has been split at spaces.
+        names = {os.path.basename(args[0]), " ".join(args)}
         for manifest in self.manifests.values():
             if names & set(manifest.processes) and not _excluded(manifest, args):
                 return manifest

@@ -24,6 +24,19 @@ APPROVAL = Cue(r"Allow execution|Apply this change\?|Allow once")
 TRUST = Cue(r"Do you trust the files in this folder|Do you trust this folder|Trust folder")
 DRAFT_IDLE = Cue(r"> +Do you want to proceed", absent=SPINNER)
 
+# Loop detection (LoopDetectionService in the bundle): within one prompt, the 5th identical tool
+# call in a row, or a 50-character chunk of streamed text seen 10 times close together, is a
+# loop. The first time, Gemini CLI only sends the model a feedback message ("System: Potential
+# loop detected. Details: Repeated tool call: ... / Repeating content detected: ..."); the dialog
+# opens when the model loops again after it (the second detection of the prompt).
+LOOP_DIALOG = Cue(r"A potential loop was detected", absent=SPINNER)
+P_LOOP = "keep checking app.py until it changes"
+P_CHANT = "tell me when the build is ready"
+LOOP_READ = [Text("Checking app.py again.", chunk=8, delay=0.05), Tool("read", {"path": "app.py"})]
+CHANT = Text(
+    "Still waiting for the build to finish, checking once more. " * 14, chunk=12, delay=0.03
+)
+
 REWIND_LIST = Cue(r"Use Enter to select a message|Select a conversation point", absent=SPINNER)
 REWIND_CONFIRM = Cue(r"Confirm Rewind")
 
@@ -83,6 +96,21 @@ GEMINI_TURNS = (
                 ),
                 Text("I would split building the greeting from printing it, so it can be tested."),
             ]
+        ],
+    ),
+    # Five identical read_file calls (read-only: no approval dialog in between), then the same
+    # call again in answer to Gemini CLI's loop feedback: the second detection opens the dialog.
+    # After "Disable loop detection" the request is retried and the model gives up.
+    Turn(P_LOOP, [LOOP_READ] * 5 + [[Text("app.py has not changed.")]]),
+    # The same sentence over and over (no list, heading or code fence: those reset the count),
+    # and again in answer to the feedback.
+    Turn(P_CHANT, [[CHANT]]),
+    Turn("repeating content detected", [[CHANT]]),
+    Turn(
+        "repeated tool call: read_file",
+        [
+            [Tool("read", {"path": "app.py"})],
+            [Text("app.py still prints hello; I stopped checking it.", chunk=8, delay=0.05)],
         ],
     ),
     Turn(
@@ -151,6 +179,7 @@ class Gemini(AgentSpec):
             s.draft(DRAFT_IDLE),
             s.startup_dialog("trust_dialog", "folder trust dialog", TRUST, seed_trust=False),
             *self.configs(s, approve),
+            *self.loop_scenarios(s),
         ]
 
     def configs(self, s: Shapes, approve: Keys) -> list[Scenario]:
@@ -208,6 +237,41 @@ class Gemini(AgentSpec):
                 Keys(("Escape",), "close the list (esc)"),
                 s.back("rewind cancelled; back at the input box"),
                 args=auto_edit,
+            ),
+        ]
+
+    def loop_scenarios(self, s: Shapes) -> list[Scenario]:
+        """The loop-detection dialog, answered both ways."""
+        dialog = s.blocked(LOOP_DIALOG, "loop detection dialog (repeated identical tool calls)")
+        return [
+            s.sc(
+                "loop_keep",
+                "the model repeats one read_file call: loop detection dialog; Esc keeps loop"
+                " detection enabled and halts the request",
+                s.start(),
+                s.ask(P_LOOP),
+                dialog,
+                Keys(("Escape",), "keep loop detection enabled (esc)"),
+                s.back("request halted; back at the input box"),
+            ),
+            s.dialog_turn(
+                "loop_disable",
+                "the model repeats one read_file call: loop detection dialog; 2 disables loop"
+                " detection for the session and the request is retried",
+                P_LOOP,
+                dialog,
+                Keys(("2",), "2. Disable loop detection for this session"),
+                s.working("loop detection disabled; request retried"),
+            ),
+            s.sc(
+                "loop_chant",
+                "the model streams the same sentence over and over: loop detection dialog; Esc"
+                " keeps loop detection enabled and halts the request",
+                s.start(),
+                s.ask(P_CHANT),
+                s.blocked(LOOP_DIALOG, "loop detection dialog (repeated text)"),
+                Keys(("Escape",), "keep loop detection enabled (esc)"),
+                s.back("request halted; back at the input box"),
             ),
         ]
 

@@ -1,0 +1,188 @@
+"""Every capture through the pane state machine at its recorded pace: where a prompt blinks.
+
+    python tools/tracker_replay.py [folders] [--redraw-grace S]   # default: every folder
+
+For each capture with a `.timing` file and a labelled prompt, the screen is judged at every
+pipe-pane read, at the moment the read arrived, and the verdicts go through `PaneTracker`
+(judge/combine.py) with the daemon's timing, nobody looking at the pane. It prints:
+- blinks: while one labelled prompt was on screen, the state left `blocked` and came back, and
+  for how long (what a person sees on the status line; the daemon gathers a pane's reads until
+  they pause for 90 ms, so blinks shorter than that rarely reach it);
+- releases: for each answered prompt, the seconds from the read that ended it to the first
+  state that is not `blocked`.
+No tmux and no daemon: the pure pieces the daemon runs, so two commits can be compared."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from osf_tmux.judge.classify import Verdict, classify
+from osf_tmux.judge.combine import Observation, PaneTracker, Timing
+from osf_tmux.judge.ruleset import load_rules
+from osf_tmux.vt.pane import PaneScreen
+from osf_tmux.vt.snapshot import Snapshot
+
+ROOT = Path(__file__).resolve().parent.parent
+State = tuple[float, str | None]
+
+
+@dataclass(frozen=True)
+class Replayed:
+    states: list[State]  # (time, state) at every change
+    prompts: list[tuple[float, float]]  # each labelled prompt: (first read, read that ended it)
+    waits: list[tuple[float, float]]  # the same, with blocked labels in a row joined
+
+    def blinks(self) -> list[float]:
+        """How long the state was not `blocked` each time it came back within one prompt."""
+        out = []
+        for start, end in self.prompts:
+            inside = [(t, s) for t, s in self.states if start <= t < end]
+            left = None
+            for t, s in inside:
+                if s == "blocked":
+                    if left is not None:
+                        out.append(t - left)
+                    left = None
+                elif left is None and any(x == "blocked" for u, x in inside if u < t):
+                    left = t
+        return out
+
+    def releases(self) -> list[float]:
+        """Seconds from the read that ended each answered prompt to the first state that is not
+        `blocked` (0 when it had left `blocked` already)."""
+        out = []
+        for _, ended in self.waits:
+            if ended == float("inf"):
+                continue
+            before = [s for t, s in self.states if t <= ended]
+            if before and before[-1] != "blocked":
+                out.append(0.0)
+                continue
+            left = next((t for t, s in self.states if t > ended and s != "blocked"), None)
+            if left is not None:
+                out.append(left - ended)
+        return out
+
+
+def reads(capture: Path) -> list[tuple[int, float]]:
+    out = []
+    for line in capture.with_suffix(".timing").read_text().splitlines():
+        if line.strip():
+            offset, at = line.split()
+            out.append((int(offset), float(at)))
+    return out
+
+
+def has_prompt(capture: Path) -> bool:
+    if not capture.with_suffix(".timing").exists():
+        return False
+    labels = json.loads(capture.with_suffix(".labels.json").read_text())
+    return any(s["state"] == "blocked" for s in labels["segments"])
+
+
+def replay(capture: Path, timing: Timing | None = None) -> Replayed:
+    labels = json.loads(capture.with_suffix(".labels.json").read_text())
+    manifest = load_rules().get(labels["agent"])
+    data = capture.read_bytes()
+    arrivals = reads(capture)
+    screen = PaneScreen(labels["cols"], labels["rows"])
+    tracker = PaneTracker(timing)
+    states: list[State] = []
+    fed, shown, changed = 0, None, float("-inf")
+    verdict: Verdict | None = None
+
+    def step(snap: Snapshot | None, now: float) -> None:
+        obs = Observation(
+            True,
+            verdict,
+            False,
+            quiet=now - changed,
+            output_flow=manifest.output_flow,
+            snapshot=snap,
+        )
+        state = tracker.update(obs, now, now).state
+        if not states or states[-1][1] != state:
+            states.append((now, state))
+
+    for i, (offset, at) in enumerate(arrivals):
+        screen.feed(data[fed:offset])
+        fed = offset
+        snap = screen.snapshot()
+        if snap.rows != shown:
+            shown, changed = snap.rows, at
+        verdict = classify(snap, manifest)
+        step(snap, at)
+        following = arrivals[i + 1][1] if i + 1 < len(arrivals) else at + 10.0
+        while (due := tracker.deadline()) is not None and due < following:
+            step(None, max(due, at))
+            if tracker.deadline() == due:
+                break
+    return Replayed(
+        states, _spans(labels, arrivals, merge=False), _spans(labels, arrivals, merge=True)
+    )
+
+
+def _spans(
+    labels: dict[str, object], arrivals: list[tuple[int, float]], merge: bool
+) -> list[tuple[float, float]]:
+    """(first read, read that ended it) of each labelled prompt; with `merge`, labels in a row
+    that are all blocked (a pointer moved, a second question) are one wait."""
+    segments = labels["segments"]
+    assert isinstance(segments, list)
+
+    def arrival(offset: int) -> float:
+        return next((at for o, at in arrivals if o >= offset), float("inf"))
+
+    spans = []
+    start: float | None = None
+    for seg in segments:
+        if start is not None and (seg["state"] != "blocked" or not merge):
+            spans.append((start, arrival(seg["offset"])))
+            start = None
+        if seg["state"] == "blocked" and start is None:
+            start = arrival(seg["offset"])
+    if start is not None:
+        spans.append((start, float("inf")))
+    return [(a, b) for a, b in spans if a != float("inf")]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folders", nargs="*", type=Path)
+    parser.add_argument("--redraw-grace", type=float, default=Timing().redraw_grace)
+    args = parser.parse_args()
+    timing = Timing(redraw_grace=args.redraw_grace)
+    folders = args.folders or sorted(p for p in (ROOT / "captures").iterdir() if p.is_dir())
+    blinks: list[float] = []
+    releases: list[float] = []
+    for folder in folders:
+        for capture in sorted(Path(folder).resolve().glob("*.bytes")):
+            if not has_prompt(capture):
+                continue
+            result = replay(capture, timing)
+            blinks += result.blinks()
+            releases += result.releases()
+            if result.blinks() or any(d > 1.0 for d in result.releases()):
+                print(
+                    f"{capture.relative_to(ROOT)}: blinks {[round(b, 3) for b in result.blinks()]}"
+                    f", releases {[round(d, 2) for d in result.releases()]}"
+                )
+    longer = [b for b in blinks if b >= 0.05]
+    longest = max(blinks, default=0.0)
+    print(f"blinks {len(blinks)} ({len(longer)} of 50 ms or more, longest {longest:.3f} s)")
+    if releases:
+        q = statistics.quantiles(releases, n=20) if len(releases) > 1 else releases * 19
+        print(
+            f"{len(releases)} releases: p50 {statistics.median(releases):.2f} s, "
+            f"p95 {q[18]:.2f} s, max {max(releases):.2f} s"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
