@@ -310,38 +310,38 @@ def list_panes_format() -> str:
 
 
 def parse_panes(output: str) -> list[PaneInfo]:
-    panes = []
-    for line in output.splitlines():
-        parts = line.split(SEP)
-        if len(parts) != len(PANE_FIELDS):
-            continue
-        f = dict(zip(PANE_FIELDS, parts, strict=True))
-        panes.append(
-            PaneInfo(
-                pane_id=f["pane_id"],
-                pid=_int(f["pane_pid"]),
-                tty=f["pane_tty"],
-                width=_int(f["pane_width"]),
-                height=_int(f["pane_height"]),
-                piped=f["pane_pipe"] == "1",
-                dead=f["pane_dead"] == "1",
-                active=f["pane_active"] == "1",
-                window_active=f["window_active"] == "1",
-                window_id=f["window_id"],
-                session_id=f["session_id"],
-                session_name=f["session_name"],
-                window_index=f["window_index"],
-                pane_index=f["pane_index"],
-                session_attached=_int(f["session_attached"]),
-                current_command=f["pane_current_command"],
-                agent_override=f["@osf-agent"],
-                report=f["@osf_report"],
-                our_pipe=f["@osf_pipe"],
-                alt_screen=f["alternate_on"] == "1",
-                generic_processes=f["@osf-generic-processes"],
-            )
-        )
-    return panes
+    return [p for line in output.splitlines() if (p := parse_pane_line(line)) is not None]
+
+
+def parse_pane_line(line: str) -> PaneInfo | None:
+    """One line of `list-panes -F list_panes_format()`; None if it is not one."""
+    parts = line.split(SEP)
+    if len(parts) != len(PANE_FIELDS):
+        return None
+    f = dict(zip(PANE_FIELDS, parts, strict=True))
+    return PaneInfo(
+        pane_id=f["pane_id"],
+        pid=_int(f["pane_pid"]),
+        tty=f["pane_tty"],
+        width=_int(f["pane_width"]),
+        height=_int(f["pane_height"]),
+        piped=f["pane_pipe"] == "1",
+        dead=f["pane_dead"] == "1",
+        active=f["pane_active"] == "1",
+        window_active=f["window_active"] == "1",
+        window_id=f["window_id"],
+        session_id=f["session_id"],
+        session_name=f["session_name"],
+        window_index=f["window_index"],
+        pane_index=f["pane_index"],
+        session_attached=_int(f["session_attached"]),
+        current_command=f["pane_current_command"],
+        agent_override=f["@osf-agent"],
+        report=f["@osf_report"],
+        our_pipe=f["@osf_pipe"],
+        alt_screen=f["alternate_on"] == "1",
+        generic_processes=f["@osf-generic-processes"],
+    )
 
 
 def list_panes(tmux: Tmux) -> list[PaneInfo]:
