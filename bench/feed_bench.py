@@ -1,21 +1,23 @@
 """The emulator's cost per read: `PaneScreen.feed` and `snapshot` on agents' real byte streams.
 
-Usage: .venv/bin/python bench/feed_bench.py [--repeat 7] [--json OUT] [--tree DIR] [names...]
-       .venv/bin/python bench/feed_bench.py --compare BEFORE.json AFTER.json
+Usage: .venv/bin/python bench/feed_bench.py [--repeat 7] [--against DIR] [--json OUT] [names...]
 
 Two kinds of rows:
 
 - an agent's name (and `claude-2.1-issue`): the working stretch bench/agent_frames.py picks for
   the daemon benchmark, read by read as tmux read it (600 frames of the issue's spinner). The
-  screen is set up with the bytes before the stretch (not timed) and the stretch is played the
-  given number of times; the row is the fastest pass, so a busy machine inflates it less.
+  screen is set up with the bytes before the stretch (not timed), then the stretch is timed.
 - a capture folder (`captures/NAME`): every capture in it fed whole, read by read at its
-  `.timing` offsets (every 4 KiB without one), with a snapshot after each read as the daemon
-  takes one; fastest of `--whole-repeat` passes.
+  `.timing` offsets (every 4 KiB without one), from a new screen.
 
-Each read is timed on its own (perf_counter_ns): feed, then snapshot. Printed: bytes a read, µs
-a read and ns a byte for feed, µs a read for snapshot. `--tree DIR` imports osf_tmux from
-another checkout (a `git archive` of main, say), so that before and after run the same script.
+Timed by the process's CPU time (time spent waiting for a core does not count): passes that only
+feed, and passes that take a snapshot after each read (as the daemon does); feed is the fastest
+of the first, snapshot the fastest of the second less that. Printed: bytes a read, µs a read and
+ns a byte for feed, µs a read for snapshot.
+
+`--against DIR` loads a second emulator, DIR/osf_tmux/vt (a `git archive` of main, say), under
+another package name, and times both in the same process, pass for pass alternately, so that a
+busy machine slows both alike; the table then has both and the speed-up.
 
 Finding the stretches replays the captures through the classifier (about a minute); they are
 kept in a cache file (`--cache`) keyed by each capture's size and mtime."""
@@ -23,28 +25,41 @@ kept in a cache file (`--cache`) keyed by each capture's size and mtime."""
 from __future__ import annotations
 
 import argparse
+import atexit
+import importlib
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
 Reads = list[bytes]
 
 
-def _import_tree(tree: Path | None) -> None:
-    """osf_tmux from `tree` when given (before anything imports it), else from this checkout."""
-    path = str((tree or ROOT).resolve())
-    sys.path.insert(0, path)
-    import osf_tmux
-
-    where = Path(osf_tmux.__file__).resolve().parent.parent
-    if where != Path(path):
-        raise SystemExit(f"osf_tmux came from {where}, not {path}")
+def _load_other(tree: Path) -> type:
+    """PaneScreen of the emulator in `tree`, imported as another package (its modules import
+    each other as osf_tmux.vt.*: renamed in a private copy)."""
+    src = tree / "osf_tmux" / "vt"
+    if not (src / "pane.py").exists():
+        raise SystemExit(f"no osf_tmux/vt in {tree}")
+    top = Path(tempfile.mkdtemp(prefix="feed-bench-"))
+    atexit.register(shutil.rmtree, top, ignore_errors=True)
+    dst = top / "osf_other" / "vt"
+    dst.mkdir(parents=True)
+    (top / "osf_other" / "__init__.py").write_text("")
+    for path in src.glob("*.py"):
+        (dst / path.name).write_text(path.read_text().replace("osf_tmux.vt", "osf_other.vt"))
+    sys.path.insert(0, str(top))
+    module = importlib.import_module("osf_other.vt.pane")
+    return module.PaneScreen  # type: ignore[no-any-return]
 
 
 # -- the streams ------------------------------------------------------------------------------
@@ -129,24 +144,26 @@ def _size(capture: Path) -> tuple[int, int]:
 # -- timing -----------------------------------------------------------------------------------
 
 
-def _timed_pass(
-    make: Callable[[], Any], prefix: bytes, reads: Reads, snap: bool = True
-) -> tuple[int, int]:
-    """(feed ns, snapshot ns) over `reads`, after an untimed `prefix` on a new screen."""
-    clock = time.perf_counter_ns
+def _timed_pass(make: Callable[[], Any], prefix: bytes, reads: Reads, snap: bool) -> int:
+    """CPU ns of feeding `reads` (and taking a snapshot after each, with `snap`), after an
+    untimed `prefix` on a new screen. The process's CPU time, not the wall clock: time spent
+    waiting for a core on a busy machine does not count."""
+    clock = time.process_time_ns
     screen = make()
     screen.feed(prefix)
     screen.snapshot()
-    feed_ns = snap_ns = 0
-    for chunk in reads:
+    feed = screen.feed
+    if snap:
+        snapshot = screen.snapshot
         t0 = clock()
-        screen.feed(chunk)
-        t1 = clock()
-        if snap:
-            screen.snapshot()
-            snap_ns += clock() - t1
-        feed_ns += t1 - t0
-    return feed_ns, snap_ns
+        for chunk in reads:
+            feed(chunk)
+            snapshot()
+        return clock() - t0
+    t0 = clock()
+    for chunk in reads:
+        feed(chunk)
+    return clock() - t0
 
 
 def _row(name: str, reads: int, nbytes: int, feed_ns: int, snap_ns: int) -> dict[str, Any]:
@@ -160,43 +177,44 @@ def _row(name: str, reads: int, nbytes: int, feed_ns: int, snap_ns: int) -> dict
     }
 
 
-def bench_stretch(name: str, prefix: bytes, reads: Reads, size: tuple[int, int], repeat: int):  # type: ignore[no-untyped-def]
-    from osf_tmux.vt.pane import PaneScreen
-
-    def make() -> PaneScreen:
-        return PaneScreen(*size)
-
-    feed = snap = None
+def _best(
+    makers: Sequence[Callable[[], Any]], streams: list[tuple[bytes, Reads]], repeat: int
+) -> list[tuple[int, int]]:
+    """(feed ns, snapshot ns) over `streams` for each maker: the fastest pass without
+    snapshots, and the fastest with one after each read less that; makers take turns."""
+    feed: list[list[int]] = [[] for _ in makers]
+    both: list[list[int]] = [[] for _ in makers]
     for _ in range(repeat):
-        f, s = _timed_pass(make, prefix, reads)
-        feed = f if feed is None else min(feed, f)
-        snap = s if snap is None else min(snap, s)
-    assert feed is not None and snap is not None
-    return _row(name, len(reads), sum(map(len, reads)), feed, snap)
+        for k, make in enumerate(makers):
+            feed[k].append(sum(_timed_pass(make, p, r, snap=False) for p, r in streams))
+            both[k].append(sum(_timed_pass(make, p, r, snap=True) for p, r in streams))
+    return [(min(f), max(0, min(b) - min(f))) for f, b in zip(feed, both, strict=True)]
 
 
-def bench_folder(folder: Path, repeat: int) -> dict[str, Any]:
-    from osf_tmux.vt.pane import PaneScreen
+def bench_stretch(
+    name: str, prefix: bytes, reads: Reads, screens: list[type], repeat: int
+) -> list[dict[str, Any]]:
+    makers = [lambda cls=cls: cls(120, 32) for cls in screens]
+    nbytes = sum(map(len, reads))
+    return [
+        _row(name, len(reads), nbytes, feed, snap)
+        for feed, snap in _best(makers, [(prefix, reads)], repeat)
+    ]
 
-    caps = sorted(folder.glob("*.bytes"))
-    streams = [(_size(c), _capture_reads(c)) for c in caps]
-    best: list[tuple[int, int]] = []
-    for _ in range(repeat):
-        feed = snap = 0
-        for size, reads in streams:
-            f, s = _timed_pass(lambda size=size: PaneScreen(*size), b"", reads)
-            feed += f
-            snap += s
-        best.append((feed, snap))
-    reads_n = sum(len(r) for _, r in streams)
-    nbytes = sum(sum(map(len, r)) for _, r in streams)
-    return _row(
-        f"captures/{folder.name}",
-        reads_n,
-        nbytes,
-        min(f for f, _ in best),
-        min(s for _, s in best),
-    )
+
+def bench_folder(folder: Path, screens: list[type], repeat: int) -> list[dict[str, Any]]:
+    totals = [[0, 0] for _ in screens]
+    reads_n = nbytes = 0
+    for capture in sorted(folder.glob("*.bytes")):
+        size = _size(capture)
+        reads = _capture_reads(capture)
+        makers = [lambda cls=cls, size=size: cls(*size) for cls in screens]
+        for total, (feed, snap) in zip(totals, _best(makers, [(b"", reads)], repeat), strict=True):
+            total[0] += feed
+            total[1] += snap
+        reads_n += len(reads)
+        nbytes += sum(map(len, reads))
+    return [_row(f"captures/{folder.name}", reads_n, nbytes, f, sn) for f, sn in totals]
 
 
 # -- output -----------------------------------------------------------------------------------
@@ -207,7 +225,9 @@ def _load() -> str:
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
-    print("| stream | reads | bytes a read | feed µs a read | feed ns a byte | snapshot µs a read |")
+    print(
+        "| stream | reads | bytes a read | feed µs a read | feed ns a byte | snapshot µs a read |"
+    )
     print("| --- | --- | --- | --- | --- | --- |")
     for r in rows:
         print(
@@ -216,20 +236,13 @@ def print_table(rows: list[dict[str, Any]]) -> None:
         )
 
 
-def print_compare(before: dict[str, Any], after: dict[str, Any]) -> None:
-    old = {r["name"]: r for r in before["rows"]}
-    print(f"before: {before['tree']} (load {before['load']})")
-    print(f"after:  {after['tree']} (load {after['load']})")
-    print()
+def print_compare(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> None:
     print(
         "| stream | bytes a read | feed µs before | feed µs after | speed-up | ns a byte before |"
         " ns a byte after | snapshot µs before | snapshot µs after |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for r in after["rows"]:
-        b = old.get(r["name"])
-        if b is None:
-            continue
+    for b, r in zip(before, after, strict=True):
         print(
             f"| {r['name']} | {r['bytes'] / r['reads']:,.0f} | {b['feed_us']:.1f} |"
             f" {r['feed_us']:.1f} | {b['feed_us'] / r['feed_us']:.2f}x |"
@@ -242,43 +255,46 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="agents, claude-2.1-issue, or captures/FOLDER")
     parser.add_argument("--repeat", type=int, default=7, help="passes over each stretch")
-    parser.add_argument("--whole-repeat", type=int, default=2, help="passes over each folder")
+    parser.add_argument("--whole-repeat", type=int, default=3, help="passes over each capture")
     parser.add_argument("--no-whole", action="store_true", help="skip the capture folders")
+    parser.add_argument("--against", type=Path, help="a checkout whose emulator is 'before'")
     parser.add_argument("--json", type=Path, help="also write the rows here")
-    parser.add_argument("--tree", type=Path, help="import osf_tmux from this checkout")
     parser.add_argument(
         "--cache", type=Path, default=Path("/tmp") / f"osf-feed-bench-{os.getuid()}.json"
     )
-    parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     args = parser.parse_args()
-    if args.compare:
-        print_compare(*(json.loads(p.read_text()) for p in args.compare))
-        return
-    _import_tree(args.tree)
+    from osf_tmux.vt.pane import PaneScreen
+
+    screens: list[type] = [PaneScreen]
+    if args.against:
+        screens.insert(0, _load_other(args.against))
 
     agents = [n for n in args.names if not n.startswith("captures/")]
     folders = [ROOT / n for n in args.names if n.startswith("captures/")]
     if not args.names:
         folders = sorted(p for p in (ROOT / "captures").iterdir() if p.is_dir())
     load_start = _load()
-    rows = []
+    rows: list[list[dict[str, Any]]] = []
     if not args.names or "claude-2.1-issue" in agents:
         prefix, reads = _issue_claude()
-        rows.append(bench_stretch("claude-2.1-issue", prefix, reads, (120, 32), args.repeat))
+        rows.append(bench_stretch("claude-2.1-issue", prefix, reads, screens, args.repeat))
     if not args.names or [a for a in agents if a != "claude-2.1-issue"]:
         for agent, spec in sorted(_stretch_specs(agents or None, args.cache).items()):
             prefix, reads = _stretch(spec)
-            rows.append(bench_stretch(agent, prefix, reads, (120, 32), args.repeat))
+            rows.append(bench_stretch(agent, prefix, reads, screens, args.repeat))
     if not args.no_whole:
         for folder in folders:
-            rows.append(bench_folder(folder, args.whole_repeat))
+            rows.append(bench_folder(folder, screens, args.whole_repeat))
     load = f"{load_start} | {_load()}"
-    print(f"osf_tmux from {args.tree or ROOT}; load average (1, 5, 15 min) {load}")
-    print_table(rows)
+    if args.against:
+        print(f"before: {args.against}, after: {ROOT}; load average (1, 5, 15 min) {load}")
+        print_compare([r[0] for r in rows], [r[1] for r in rows])
+    else:
+        print(f"{ROOT}; load average (1, 5, 15 min) {load}")
+        print_table([r[0] for r in rows])
     if args.json:
-        args.json.write_text(
-            json.dumps({"tree": str(args.tree or ROOT), "load": load, "rows": rows}, indent=1)
-        )
+        data = {"against": str(args.against), "load": load, "rows": rows}
+        args.json.write_text(json.dumps(data, indent=1))
 
 
 if __name__ == "__main__":
