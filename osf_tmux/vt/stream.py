@@ -51,11 +51,11 @@ def _patterns(inert: bytes) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
     """(text, CSI) for a terminal whose inert sequences `inert` matches (a regex, no groups).
 
     Text: printable bytes with inert sequences between them (never at the end, so that a
-    sequence after the text still clears REP's character in its turn). CSI: a complete CSI and,
-    as a second group, the text right after it (inert sequences first allowed), so that the
-    usual `move, colour, text` takes one match."""
+    sequence after the text still clears REP's character in its turn). CSI: a run of complete
+    CSI sequences and, as a second group, the text right after it, so that the usual `move,
+    colours, text` takes one match."""
     text = rb"%(t)s+(?:(?:%(i)s)+%(t)s+)*" % {b"t": _TEXT_BYTE, b"i": inert}
-    csi = rb"(%(csi)s)(%(text)s)?" % {b"csi": _CSI_BYTES, b"text": text}
+    csi = rb"((?:%(csi)s)+)(%(text)s)?" % {b"csi": _CSI_BYTES, b"text": text}
     return re.compile(text), re.compile(csi)
 
 
@@ -88,6 +88,12 @@ CsiCall = tuple[str, list[Param], str]
 _csi_cache: dict[bytes, CsiCall | None] = {}
 _CSI_CACHE_SIZE = 4096
 _UNPARSED: CsiCall = ("", [], "")
+# A run of CSI sequences by its bytes: the calls to make, None for swallowed(). One cache per
+# set of inert sequences (per kind of terminal); same bound; long runs are not kept.
+CsiRun = tuple[CsiCall | None, ...]
+_run_caches: dict[bytes, dict[bytes, CsiRun]] = {}
+_RUN_CACHE_BYTES = 512
+_ONE_CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 
 _C0_EXECUTED = frozenset(range(0x00, 0x18)) | {0x19} | frozenset(range(0x1C, 0x20))
 
@@ -121,7 +127,8 @@ class Terminal(Protocol):
 
     def apc_dispatch(self, data: bytes) -> None: ...
 
-    def swallowed(self) -> None: ...
+    def swallowed(self) -> None:
+        """A sequence that does nothing; several in a row may come as one call."""
 
 
 def split_params(raw: bytes) -> list[Param] | None:
@@ -163,7 +170,8 @@ class Parser:
         if patterns is None:
             patterns = _pattern_cache[inert] = _patterns(inert)
         self._text_re, self._csi_re = patterns
-        self._inert_inside = re.compile(inert)
+        self._inert = re.compile(inert)
+        self._runs = _run_caches.setdefault(inert, {})
 
     def reset_utf8(self) -> None:
         self._u8_size = 0
@@ -176,7 +184,7 @@ class Parser:
         text_match = self._text_re.match
         csi_match = self._csi_re.match
         osc = _OSC_BEL.match
-        cache = _csi_cache
+        runs = self._runs
         while i < n:
             if self.state == GROUND:
                 b = data[i]
@@ -189,18 +197,17 @@ class Parser:
                 if b == 0x1B:
                     m = csi_match(data, i)
                     if m is not None:
-                        # Programs repeat the same few sequences (cursor moves, colours):
-                        # parse each distinct one once.
+                        # Programs repeat the same few runs of sequences (cursor moves,
+                        # colours, mode switches): parse each distinct one once.
                         key = m.group(1)
-                        parsed = cache.get(key, _UNPARSED)
-                        if parsed is _UNPARSED:
-                            parsed = self._parse_csi(key)
-                            if len(cache) < _CSI_CACHE_SIZE:
-                                cache[key] = parsed
-                        if parsed is None:
-                            t.swallowed()
-                        else:
-                            t.csi_dispatch(*parsed)
+                        run = runs.get(key)
+                        if run is None:
+                            run = self._parse_run(key)
+                        for call in run:
+                            if call is None:
+                                t.swallowed()
+                            else:
+                                t.csi_dispatch(*call)
                         text = m.group(2)
                         if text is not None:
                             self._text(text)
@@ -228,7 +235,7 @@ class Parser:
         it is not ASCII), and do not break a UTF-8 character: so when the bytes without them
         decode, they are one run of text."""
         if not self._u8_size:
-            stripped = self._inert_inside.sub(b"", raw) if 0x1B in raw else raw
+            stripped = self._inert.sub(b"", raw) if 0x1B in raw else raw
             try:
                 text = stripped.decode("utf-8")
             except UnicodeDecodeError:
@@ -325,6 +332,26 @@ class Parser:
             self._discard = True
         else:
             self._params.append(b)
+
+    def _parse_run(self, seq: bytes) -> CsiRun:
+        """The calls a run of complete CSI sequences makes: None for swallowed(), once for
+        inert and dropped sequences in a row."""
+        calls: list[CsiCall | None] = []
+        for one in _ONE_CSI.findall(seq):
+            parsed = _csi_cache.get(one, _UNPARSED)
+            if parsed is _UNPARSED:
+                parsed = self._parse_csi(one)
+                if len(_csi_cache) < _CSI_CACHE_SIZE:
+                    _csi_cache[one] = parsed
+            if parsed is None or self._inert.fullmatch(one):
+                if not calls or calls[-1] is not None:
+                    calls.append(None)
+            else:
+                calls.append(parsed)
+        run = tuple(calls)
+        if len(seq) <= _RUN_CACHE_BYTES and len(self._runs) < _CSI_CACHE_SIZE:
+            self._runs[seq] = run
+        return run
 
     @staticmethod
     def _parse_csi(seq: bytes) -> CsiCall | None:
