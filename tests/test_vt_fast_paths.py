@@ -206,3 +206,17 @@ def test_a_capture_of_each_folder_equals_the_state_machine(folder: Path) -> None
 def test_every_capture_equals_the_state_machine_at_every_read(folder: Path) -> None:
     for capture in sorted(folder.glob("*.bytes")):
         _compare_capture(capture)
+
+
+def test_the_run_cache_stays_bounded_and_long_runs_are_not_kept() -> None:
+    from osf_tmux.vt import stream
+
+    pane = PaneScreen(20, 5)
+    runs = pane._parser._runs
+    for k in range(stream._RUN_CACHE_SIZE + 100):
+        pane.feed(f"\x1b[{k % 5 + 1};{k % 7 + 1}H\x1b[38;5;{k}m\x1b[{k}X".encode())
+    assert 0 < len(runs) <= stream._RUN_CACHE_SIZE
+    long_run = b"\x1b[1;1H" * 100
+    pane.feed(long_run + b"x")
+    assert long_run not in runs
+    assert pane.snapshot().rows[0].startswith("x")

@@ -16,13 +16,14 @@ Mirrored from tmux because the oracle is tmux, not a spec:
   poisons the character; invalid characters are dropped. Printable ASCII and C0 controls cancel
   a half-read character, escape sequences do not.
 
-Fast paths, in the ground state: text, a complete CSI (with the text right after it), a C0
-control, an OSC ended by BEL, each one regex match. Text may have sequences the terminal
-declares inert inside (SGR around every word): they are taken out and the text goes to the
-terminal in one piece when it decodes; otherwise each piece goes as the state machine would send
-it. Everything else (an incomplete sequence at the end of a feed, CAN/SUB, DEL, other strings
-and escapes, malformed sequences) steps the byte state machine, so a sequence split across feeds
-ends in the same place as an unsplit one."""
+Fast paths, in the ground state: text, a run of complete CSI sequences (with the text right
+after it), a C0 control, an OSC ended by BEL, each one regex match; a run's calls are parsed once
+per distinct run. Text may have sequences the terminal declares inert inside (SGR around every
+word): they are taken out and the text goes to the terminal in one piece when it decodes;
+otherwise each piece goes as the state machine would send it. Everything else (an incomplete
+sequence at the end of a feed, CAN/SUB, DEL, other strings and escapes, malformed sequences)
+steps the byte state machine, so a sequence split across feeds ends in the same place as an
+unsplit one."""
 
 from __future__ import annotations
 
@@ -89,17 +90,20 @@ _csi_cache: dict[bytes, CsiCall | None] = {}
 _CSI_CACHE_SIZE = 4096
 _UNPARSED: CsiCall = ("", [], "")
 # A run of CSI sequences by its bytes: the calls to make, None for swallowed(). One cache per
-# set of inert sequences (per kind of terminal); same bound; long runs are not kept.
+# set of inert sequences (per kind of terminal). Bounded (hostile input cannot grow it): long
+# runs are not kept, and a full cache starts again (runs change as a program's colours do).
 CsiRun = tuple[CsiCall | None, ...]
 _run_caches: dict[bytes, dict[bytes, CsiRun]] = {}
-_RUN_CACHE_BYTES = 512
+_RUN_CACHE_SIZE = 2048
+_RUN_CACHE_BYTES = 256
 _ONE_CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 
 _C0_EXECUTED = frozenset(range(0x00, 0x18)) | {0x19} | frozenset(range(0x1C, 0x20))
 
 
 class Terminal(Protocol):
-    """What the parser drives. Text arrives already split: ASCII runs and single characters."""
+    """What the parser drives. Text arrives decoded: runs of printable text, ASCII runs and
+    single characters (the state machine's path)."""
 
     # A regex (bytes, no capturing groups) matching one complete CSI sequence that changes
     # nothing the terminal keeps beyond what swallowed() does; b"(?!)" when there is none.
@@ -230,7 +234,7 @@ class Parser:
             i += 1
 
     def _text(self, raw: bytes) -> None:
-        """A text token: printable bytes with inert sequences before and in between. These only
+        """A text token: printable bytes with inert sequences in between. These only
         clear REP's character, which the text's last character sets again (or clears, when
         it is not ASCII), and do not break a UTF-8 character: so when the bytes without them
         decode, they are one run of text."""
@@ -349,7 +353,9 @@ class Parser:
             else:
                 calls.append(parsed)
         run = tuple(calls)
-        if len(seq) <= _RUN_CACHE_BYTES and len(self._runs) < _CSI_CACHE_SIZE:
+        if len(seq) <= _RUN_CACHE_BYTES:
+            if len(self._runs) >= _RUN_CACHE_SIZE:
+                self._runs.clear()
             self._runs[seq] = run
         return run
 
