@@ -13,6 +13,7 @@ Each quirk here was measured against a real tmux pane (tests/test_screen_conform
 from __future__ import annotations
 
 import contextlib
+import re
 from collections import deque
 
 from osf_tmux.vt.grid import BLANK, PAD, Grid, blank_row
@@ -26,10 +27,33 @@ CELL_BYTES = 21
 # Rows kept above the screen so a resize can pull them back as tmux does (tmux keeps 2000;
 # a shorter history only matters when a pane grows by more than this).
 HISTORY_ROWS = 200
+# Complete CSI sequences that change nothing modelled here but REP's character, as any sequence
+# does (what swallowed() does): SGR in every form, since colours and attributes are not
+# modelled. The parser takes text with them inside (around every word) in one piece.
+INERT_CSI = rb"\x1b\[[\x3c-\x3f]?[\x30-\x3b]*[\x20-\x2f]*m"
+# Characters known to take one cell (ASCII's printable ones, then every one met so far), so
+# a run of text is checked in one set operation; bounded, hostile input cannot grow it forever.
+_NARROW = {chr(c) for c in range(0x20, 0x7F)}
+_NARROW_MAX = 1 << 16
+# Text cut into its ASCII and other runs (tmux prints the two differently).
+_RUNS = re.compile(r"[\x20-\x7e]+|[^\x20-\x7e]+")
+
+
+def _all_narrow(text: str) -> bool:
+    if _NARROW.issuperset(text):
+        return True
+    for ch in set(text).difference(_NARROW):
+        if char_width(ch) != 1:
+            return False
+        if len(_NARROW) < _NARROW_MAX:
+            _NARROW.add(ch)
+    return True
 
 
 class TmuxScreen:
     """Implements vt_stream.Terminal with tmux semantics."""
+
+    inert_csi = INERT_CSI
 
     def __init__(self, cols: int, rows: int) -> None:
         self.cols = max(1, cols)
@@ -76,6 +100,15 @@ class TmuxScreen:
             for ch in text:
                 cell(ch, 1)
             return
+        cx = self.cx
+        end = cx + len(text)
+        if end < self.cols:  # the usual case, the loop below once: it fits, no padding after
+            line = self.grid.lines[self.cy]
+            if line[end] != PAD:
+                line[cx:end] = text
+                self.grid.text[self.cy] = None
+                self.cx = end
+                return
         # tmux's collect path: write runs straight into the row, then drop padding left
         # dangling after the run (but not a wide character the run starts inside of).
         grid = self.grid
@@ -97,6 +130,62 @@ class TmuxScreen:
             grid.text[self.cy] = None
             self.cx = cx + k
             pos += k
+
+    def print_run(self, text: str) -> None:
+        """Printable text, ASCII and not, as print_ascii and print_text would print its runs.
+        Where no wide character is near, the two write the same cells: then the text goes in
+        as slices of a row, whatever it holds, like an ASCII run."""
+        if text.isascii():
+            self.print_ascii(text)
+            return
+        if (
+            not self.mode_wrap
+            or self.mode_insert
+            or self.zwj_pending
+            or not (_NARROW.issuperset(text) or _all_narrow(text))
+        ):
+            for run in _RUNS.findall(text):
+                if run[0] < "\x7f":
+                    self.print_ascii(run)
+                else:
+                    self.print_text(run)
+            return
+        cx = self.cx
+        end = cx + len(text)
+        if end <= self.cols:  # the usual case: it fits the row (so no pending wrap either)
+            line = self.grid.lines[self.cy]
+            if PAD not in line[cx : end + 1]:
+                line[cx:end] = text
+                self.grid.text[self.cy] = None
+                self.cx = end
+                self.last = text[-1] if text[-1] < "\x7f" else None
+                return
+        grid = self.grid
+        cols = self.cols
+        pos = 0
+        n = len(text)
+        while pos < n:
+            if self.cx > cols - 1:
+                self._linefeed(True)
+                self.cx = 0
+            cx = self.cx
+            k = min(n - pos, cols - cx)
+            line = grid.lines[self.cy]
+            end = cx + k
+            if PAD in line[cx : end + 1]:
+                # A wide character in the way: ASCII overwrites it the collect way, the rest
+                # cell by cell (the piece fits the row, so neither wraps).
+                for run in _RUNS.findall(text[pos : pos + k]):
+                    if run[0] < "\x7f":
+                        self.print_ascii(run)
+                    else:
+                        self._narrow_run(run)
+            else:
+                line[cx:end] = text[pos : pos + k]
+                grid.text[self.cy] = None
+                self.cx = end
+            pos += k
+        self.last = text[-1] if text[-1] < "\x7f" else None
 
     def print_char(self, char: str) -> None:
         self.last = None

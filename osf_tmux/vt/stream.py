@@ -16,9 +16,14 @@ Mirrored from tmux because the oracle is tmux, not a spec:
   poisons the character; invalid characters are dropped. Printable ASCII and C0 controls cancel
   a half-read character, escape sequences do not.
 
-Fast paths (printable ASCII runs, valid UTF-8 runs, complete CSI sequences) are plain regex
-matches in the ground state; everything else steps the byte state machine, so a sequence split
-across feeds ends in the same place as an unsplit one."""
+Fast paths, in the ground state: text, a run of complete CSI sequences (with the text right
+after it), a C0 control, an OSC ended by BEL, each one regex match; a run's calls are parsed once
+per distinct run. Text may have sequences the terminal declares inert inside (SGR around every
+word): they are taken out and the text goes to the terminal in one piece when it decodes;
+otherwise each piece goes as the state machine would send it. Everything else (an incomplete
+sequence at the end of a feed, CAN/SUB, DEL, other strings and escapes, malformed sequences)
+steps the byte state machine, so a sequence split across feeds ends in the same place as an
+unsplit one."""
 
 from __future__ import annotations
 
@@ -34,12 +39,30 @@ MAX_PARAM_BYTES = 63
 MAX_INTERMEDIATES = 3
 MAX_STRING = 1024 * 1024  # tmux's input buffer limit; a longer string is discarded
 
-_PRINTABLE = re.compile(rb"[\x20-\x7e]+")
-_HIGH = re.compile(rb"[\x80-\xff]+")
 # A complete, well-formed CSI with nothing tmux would execute or ignore inside it.
+_CSI_BYTES = rb"\x1b\[[\x3c-\x3f]?[\x30-\x3b]*[\x20-\x2f]*[\x40-\x7e]"
 _CSI = re.compile(rb"\x1b\[([\x3c-\x3f]?)([\x30-\x3b]*)([\x20-\x2f]*)([\x40-\x7e])")
+# Printable bytes: ASCII and anything with the top bit set (UTF-8, valid or not).
+_TEXT_BYTE = rb"[\x20-\x7e\x80-\xff]"
+# What a text token is made of, in the order the state machine would see it.
+_PIECE = re.compile(rb"([\x20-\x7e]+)|([\x80-\xff]+)|\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 
-# A complete OSC ended by BEL with no control bytes inside (the usual window title).
+
+def _patterns(inert: bytes) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    """(text, CSI) for a terminal whose inert sequences `inert` matches (a regex, no groups).
+
+    Text: printable bytes with inert sequences between them (never at the end, so that a
+    sequence after the text still clears REP's character in its turn). CSI: a run of complete
+    CSI sequences and, as a second group, the text right after it, so that the usual `move,
+    colours, text` takes one match."""
+    text = rb"%(t)s+(?:(?:%(i)s)+%(t)s+)*" % {b"t": _TEXT_BYTE, b"i": inert}
+    csi = rb"((?:%(csi)s)+)(%(text)s)?" % {b"csi": _CSI_BYTES, b"text": text}
+    return re.compile(text), re.compile(csi)
+
+
+# Without a terminal's inert sequences, none is: text is printable bytes only.
+_NOTHING = rb"(?!)"
+_pattern_cache: dict[bytes, tuple[re.Pattern[bytes], re.Pattern[bytes]]] = {}
 _OSC_BEL = re.compile(rb"\x1b\]([\x20-\xff]*)\x07")
 
 # Parser states (tmux's names).
@@ -66,14 +89,31 @@ CsiCall = tuple[str, list[Param], str]
 _csi_cache: dict[bytes, CsiCall | None] = {}
 _CSI_CACHE_SIZE = 4096
 _UNPARSED: CsiCall = ("", [], "")
+# A run of CSI sequences by its bytes: the calls to make, None for swallowed(). One cache per
+# set of inert sequences (per kind of terminal). Bounded (hostile input cannot grow it): long
+# runs are not kept, and a full cache starts again (runs change as a program's colours do).
+CsiRun = tuple[CsiCall | None, ...]
+_run_caches: dict[bytes, dict[bytes, CsiRun]] = {}
+_RUN_CACHE_SIZE = 2048
+_RUN_CACHE_BYTES = 256
+_ONE_CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 
 _C0_EXECUTED = frozenset(range(0x00, 0x18)) | {0x19} | frozenset(range(0x1C, 0x20))
 
 
 class Terminal(Protocol):
-    """What the parser drives. Text arrives already split: ASCII runs and single characters."""
+    """What the parser drives. Text arrives decoded: runs of printable text, ASCII runs and
+    single characters (the state machine's path)."""
+
+    # A regex (bytes, no capturing groups) matching one complete CSI sequence that changes
+    # nothing the terminal keeps beyond what swallowed() does; b"(?!)" when there is none.
+    inert_csi: bytes
 
     def print_ascii(self, text: str) -> None: ...
+
+    def print_run(self, text: str) -> None:
+        """Printable text, ASCII and not: the same as print_ascii for each of its ASCII runs
+        and print_text for each of the others, in order."""
 
     def print_char(self, char: str) -> None: ...
 
@@ -91,7 +131,8 @@ class Terminal(Protocol):
 
     def apc_dispatch(self, data: bytes) -> None: ...
 
-    def swallowed(self) -> None: ...
+    def swallowed(self) -> None:
+        """A sequence that does nothing; several in a row may come as one call."""
 
 
 def split_params(raw: bytes) -> list[Param] | None:
@@ -128,6 +169,13 @@ class Parser:
         # A half-read UTF-8 character: expected length and the bytes so far.
         self._u8_size = 0
         self._u8 = bytearray()
+        inert = getattr(terminal, "inert_csi", _NOTHING)
+        patterns = _pattern_cache.get(inert)
+        if patterns is None:
+            patterns = _pattern_cache[inert] = _patterns(inert)
+        self._text_re, self._csi_re = patterns
+        self._inert = re.compile(inert)
+        self._runs = _run_caches.setdefault(inert, {})
 
     def reset_utf8(self) -> None:
         self._u8_size = 0
@@ -137,47 +185,37 @@ class Parser:
         t = self.terminal
         n = len(data)
         i = 0
-        printable = _PRINTABLE.match
-        high = _HIGH.match
-        csi = _CSI.match
+        text_match = self._text_re.match
+        csi_match = self._csi_re.match
         osc = _OSC_BEL.match
-        cache = _csi_cache
+        runs = self._runs
         while i < n:
             if self.state == GROUND:
                 b = data[i]
-                if 0x20 <= b < 0x7F:
-                    m = printable(data, i)
+                if 0x20 <= b < 0x7F or b >= 0x80:
+                    m = text_match(data, i)
                     assert m is not None
-                    j = m.end()
-                    if self._u8_size:
-                        self.reset_utf8()
-                    t.print_ascii(data[i:j].decode("ascii"))
-                    i = j
-                    continue
-                if b >= 0x80:
-                    m = high(data, i)
-                    assert m is not None
-                    j = m.end()
-                    self._utf8_run(data[i:j])
-                    i = j
+                    self._text(m.group())
+                    i = m.end()
                     continue
                 if b == 0x1B:
-                    m = csi(data, i)
+                    m = csi_match(data, i)
                     if m is not None:
-                        j = m.end()
-                        # Programs repeat the same few sequences (cursor moves, colours):
-                        # parse each distinct one once.
-                        key = data[i:j]
-                        parsed = cache.get(key, _UNPARSED)
-                        if parsed is _UNPARSED:
-                            parsed = self._parse_csi(m)
-                            if len(cache) < _CSI_CACHE_SIZE:
-                                cache[key] = parsed
-                        if parsed is None:
-                            t.swallowed()
-                        else:
-                            t.csi_dispatch(*parsed)
-                        i = j
+                        # Programs repeat the same few runs of sequences (cursor moves,
+                        # colours, mode switches): parse each distinct one once.
+                        key = m.group(1)
+                        run = runs.get(key)
+                        if run is None:
+                            run = self._parse_run(key)
+                        for call in run:
+                            if call is None:
+                                t.swallowed()
+                            else:
+                                t.csi_dispatch(*call)
+                        text = m.group(2)
+                        if text is not None:
+                            self._text(text)
+                        i = m.end()
                         continue
                     m = osc(data, i)
                     if m is not None:
@@ -194,6 +232,34 @@ class Parser:
                     continue
             self._step(data[i])
             i += 1
+
+    def _text(self, raw: bytes) -> None:
+        """A text token: printable bytes with inert sequences in between. These only
+        clear REP's character, which the text's last character sets again (or clears, when
+        it is not ASCII), and do not break a UTF-8 character: so when the bytes without them
+        decode, they are one run of text."""
+        if not self._u8_size:
+            stripped = self._inert.sub(b"", raw) if 0x1B in raw else raw
+            try:
+                text = stripped.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+            else:
+                self.terminal.print_run(text)
+                return
+        # A half-read character from before, or invalid UTF-8: each piece as the state
+        # machine sends it.
+        t = self.terminal
+        for m in _PIECE.finditer(raw):
+            kind = m.lastindex
+            if kind == 1:
+                if self._u8_size:
+                    self.reset_utf8()
+                t.print_ascii(m.group(1).decode("ascii"))
+            elif kind == 2:
+                self._utf8_run(m.group(2))
+            else:
+                t.swallowed()
 
     # -- UTF-8 ---------------------------------------------------------------------------
 
@@ -271,9 +337,33 @@ class Parser:
         else:
             self._params.append(b)
 
+    def _parse_run(self, seq: bytes) -> CsiRun:
+        """The calls a run of complete CSI sequences makes: None for swallowed(), once for
+        inert and dropped sequences in a row."""
+        calls: list[CsiCall | None] = []
+        for one in _ONE_CSI.findall(seq):
+            parsed = _csi_cache.get(one, _UNPARSED)
+            if parsed is _UNPARSED:
+                parsed = self._parse_csi(one)
+                if len(_csi_cache) < _CSI_CACHE_SIZE:
+                    _csi_cache[one] = parsed
+            if parsed is None or self._inert.fullmatch(one):
+                if not calls or calls[-1] is not None:
+                    calls.append(None)
+            else:
+                calls.append(parsed)
+        run = tuple(calls)
+        if len(seq) <= _RUN_CACHE_BYTES:
+            if len(self._runs) >= _RUN_CACHE_SIZE:
+                self._runs.clear()
+            self._runs[seq] = run
+        return run
+
     @staticmethod
-    def _parse_csi(m: re.Match[bytes]) -> CsiCall | None:
+    def _parse_csi(seq: bytes) -> CsiCall | None:
         """A complete CSI from the fast path, checked as the state machine would check it."""
+        m = _CSI.match(seq)
+        assert m is not None
         prefix, raw, interm, final = m.groups()
         interm = prefix + interm
         if len(interm) > MAX_INTERMEDIATES or len(raw) > MAX_PARAM_BYTES:

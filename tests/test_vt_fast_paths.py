@@ -1,0 +1,222 @@
+"""The parser's fast paths (one tokenizing regex, text with SGR inside, runs of inert sequences,
+whole text runs written as slices) against the byte state machine alone, which has no fast path
+at all: the same screens and the same state, whole, cut anywhere, and on real captures."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from osf_tmux.vt.pane import PaneScreen
+from osf_tmux.vt.screen import INERT_CSI, TmuxScreen
+from osf_tmux.vt.stream import Parser
+from tests.screen_digests import offsets, size_of, state
+
+ROOT = Path(__file__).resolve().parent.parent
+CAPTURE_FOLDERS = sorted(p for p in (ROOT / "captures").iterdir() if p.is_dir())
+
+
+class StateMachineOnly(Parser):
+    """Every byte through `_step`: printable bytes one at a time, every sequence stepped."""
+
+    def feed(self, data: bytes) -> None:
+        for b in data:
+            self._step(b)
+
+
+def slow_pane(cols: int, rows: int) -> PaneScreen:
+    pane = PaneScreen(cols, rows)
+    pane._parser = StateMachineOnly(pane._screen)
+    return pane
+
+
+def fed(chunks: list[bytes], cols: int = 12, rows: int = 5, slow: bool = False) -> str:
+    pane = slow_pane(cols, rows) if slow else PaneScreen(cols, rows)
+    for chunk in chunks:
+        pane.feed(chunk)
+    return state(pane)
+
+
+WIDE = "界".encode()
+CASES = [
+    # SGR around every word, in text, at the ends, with sub-parameters, prefixes, intermediates
+    b"\x1b[1mab\x1b[0m \x1b[38;2;1;2;3mcd\x1b[39m\x1b[49m\x1b[0m",
+    b"a\x1b[38:2::1:2:3mb\x1b[>4;2mc\x1b[?4md\x1b[1 me\x1b[?   mf",
+    # REP after text whose last character is ASCII, after a trailing SGR, after UTF-8
+    b"ab\x1b[0mc\x1b[3b|ab\x1b[0m\x1b[3b|a\xc3\xa9\x1b[3b",
+    # a UTF-8 character cut by an SGR, invalid UTF-8 between SGRs, a lone lead byte before text
+    b"\xe2\x94\x1b[0m\x80x\xe2\x1b[0m\x1b[1my\xff\x1b[0m\xc3\xa9\xed\xa0\x80z",
+    b"\xe4\xb8" + b"\x1b[0mab\x1b[0m\xe4",
+    # synchronized output and other untracked modes next to tracked ones (also with zeros)
+    b"\x1b[?2026hab\x1b[?25l\x1b[?2026l\x1b[?1004h\x1b[?0025l\x1b[?25;2026hcd\x1b[?12l",
+    b"x\x1b[?1049h\x1b[?2004hin alt\x1b[?1049l\x1b[?47h\x1b[?47l\x1b[?7lnowrap-long-text\x1b[?7h",
+    b"\x1b[?6h\x1b[2;4r\x1b[Hq\x1b[?6l\x1b[?3h",
+    # mixed ASCII and other narrow text over wide characters, across the last column
+    WIDE * 6 + b"\r\x1b[1Cab\xe2\x94\x80cd\xe2\x94\x80" + WIDE + b"ef\xe2\x94\x80\x1b[0mgh",
+    WIDE * 6 + b"\r\xe2\x94\x80" + b"a" * 20 + b"\xe2\x94\x80" * 14,
+    # ZWJ held back, then mixed text; combining marks; insert mode and no wrap with mixed text
+    "a\u200d".encode() + b"b\xe2\x94\x80c\xcc\x81d",
+    b"\x1b[4h" + WIDE + b"ab\xe2\x94\x80c\x1b[4l" + b"\x1b[?7l" + b"\xe2\x94\x80x" * 9,
+    # C0 inside CSI, CAN/SUB in the middle of text and of sequences, DEL, ESC finals
+    b"ab\x1b[2\nC\x1b[1\x18mcd\x1a\x1b[0\x1bmef\x7fg\x1b7h\x1b8i\x1bMj\x1bDk\x1bEl\x1b\\m\x1bc",
+    # OSC by BEL and by ESC, APC, DCS, overlong and malformed CSI
+    b"\x1b]0;t\xc3\xa9\x07a\x1b]2;u\x1b\\b\x1b_apc\x1b\\c\x1bPq\x1b\\d\x1b[" + b"9" * 70 + b"me",
+    b"\x1b[" + b"1;" * 30 + b"mf\x1b[99999999999mg\x1b[1;2;3?mh\x1b[1 2mi",
+    # cursor moves among the text
+    b"\x1b[3;4H\x1b[0mab\x1b[K\x1b[1A\x1b[2K\x1b[G\r\n\x1b[38;5;174m\xe2\x9c\xbb\x1b[39m x",
+]
+
+
+@pytest.mark.parametrize("data", CASES, ids=range(len(CASES)))
+def test_whole_and_cut_anywhere_equal_the_state_machine(data: bytes) -> None:
+    expected = fed([data], slow=True)
+    assert fed([data]) == expected
+    for at in range(len(data) + 1):
+        assert fed([data[:at], data[at:]]) == expected, at
+    assert fed([data[i : i + 1] for i in range(len(data))]) == expected
+
+
+ALPHABET = [
+    b"a", b"bc", b" ", b"xyz ", b"\xe2\x94\x80", WIDE, "\u200d".encode(), b"\xcc\x81",
+    b"\xe2\x94", b"\x80", b"\xff", b"\xc3", b"\xf0\x9f\x98\x80",
+    b"\x1b[0m", b"\x1b[38;2;1;2;3m", b"\x1b[39m\x1b[49m", b"\x1b[>4m", b"\x1b[4:3m",
+    b"\x1b[?2026h", b"\x1b[?2026l", b"\x1b[?25l", b"\x1b[?25h", b"\x1b[?0025l", b"\x1b[?1004h",
+    b"\x1b[?7l", b"\x1b[?7h", b"\x1b[4h", b"\x1b[4l", b"\x1b[?1049h", b"\x1b[?1049l",
+    b"\x1b[2b", b"\x1b[H", b"\x1b[2;3H", b"\x1b[K", b"\x1b[2K", b"\x1b[A", b"\x1b[5G",
+    b"\r", b"\n", b"\x08", b"\t", b"\x18", b"\x1a", b"\x7f", b"\x1b", b"[", b"7", b"]",
+    b"\x07", b"\x1b]0;t\x07", b"\x1b\\",
+]  # fmt: skip
+streams = st.lists(st.sampled_from(ALPHABET), max_size=60).map(b"".join)
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(data=streams, cuts=st.lists(st.integers(0, 300), max_size=5))
+def test_random_streams_equal_the_state_machine(data: bytes, cuts: list[int]) -> None:
+    expected = fed([data], slow=True)
+    assert fed([data]) == expected
+    points = sorted({min(c, len(data)) for c in cuts})
+    chunks = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
+    assert fed(chunks) == expected
+
+
+# -- the screen's half: print_run against print_ascii/print_text run by run -------------------
+
+cells = st.lists(st.sampled_from(["a", "界", "─", " "]), min_size=0, max_size=20).map("".join)
+texts = st.lists(
+    st.sampled_from(["ab", "c", "─", "é", "界", "x y", "\u200d", "\u0301"]), max_size=12
+)
+
+
+@SETTINGS
+@given(
+    row=cells,
+    x=st.integers(0, 12),
+    pieces=texts,
+    wrap=st.booleans(),
+    insert=st.booleans(),
+)
+def test_print_run_prints_like_its_runs(
+    row: str, x: int, pieces: list[str], wrap: bool, insert: bool
+) -> None:
+    text = "".join(pieces)
+    if not text:
+        return
+    screens = []
+    for _ in range(2):
+        s = TmuxScreen(8, 3)
+        s.print_text(row)  # wide characters to land on, wrapped onto later rows
+        s.cx, s.cy = min(x, 8), 0
+        s.mode_wrap, s.mode_insert = wrap, insert
+        screens.append(s)
+    fast, runs = screens
+    fast.print_run(text)
+    for run in re.findall(r"[\x20-\x7e]+|[^\x20-\x7e]+", text):
+        if run.isascii():
+            runs.print_ascii(run)
+        else:
+            runs.print_text(run)
+    assert (fast.grid.lines, fast.grid.wrapped, fast.cx, fast.cy, fast.last) == (
+        runs.grid.lines,
+        runs.grid.wrapped,
+        runs.cx,
+        runs.cy,
+        runs.last,
+    )
+    assert fast.zwj_pending == runs.zwj_pending
+
+
+# -- what the screen calls inert changes nothing ---------------------------------------------
+
+
+def test_inert_sequences_change_nothing_but_reps_character() -> None:
+    inert = re.compile(INERT_CSI)
+    setup = b"ab\x1b[2;3r\x1b[4h\x1b[?6h\x1b[3;2Hc"
+    base = slow_pane(10, 5)
+    base.feed(setup + b"\x1b[m")  # a sequence: REP's character cleared, as the inert ones do
+    expected = state(base)
+    candidates = [
+        f"\x1b[{p}{n}{i}{f}".encode()
+        for p in ("", "?", ">")
+        for n in ("", "1", "38;2;1;2;3", "4:3", "9" * 70, "1;" * 30)
+        for i in ("", " ", "!!!!")
+        for f in "mhlHJK"
+    ]
+    seen = 0
+    for seq in candidates:
+        if inert.fullmatch(seq):
+            seen += 1
+            pane = slow_pane(10, 5)
+            pane.feed(setup + seq)
+            assert state(pane) == expected, seq
+    assert seen == 3 * 6 * 3
+    for seq in (b"\x1b[?25l", b"\x1b[?2026h", b"\x1b[3b", b"\x1b[1\nm", b"\x1b[1 2m"):
+        assert not inert.fullmatch(seq)
+
+
+# -- real captures ---------------------------------------------------------------------------
+
+
+def _compare_capture(capture: Path, limit: int | None = None) -> int:
+    data = capture.read_bytes()
+    size = size_of(capture)
+    fast, slow = PaneScreen(*size), slow_pane(*size)
+    start = 0
+    points = [o for o in offsets(capture) if limit is None or o <= limit]
+    for end in points:
+        fast.feed(data[start:end])
+        slow.feed(data[start:end])
+        start = end
+        assert state(fast) == state(slow), f"{capture.name} at {end}"
+    return len(points)
+
+
+@pytest.mark.parametrize("folder", CAPTURE_FOLDERS, ids=lambda p: p.name)
+def test_a_capture_of_each_folder_equals_the_state_machine(folder: Path) -> None:
+    capture = sorted(folder.glob("*.bytes"))[0]
+    assert _compare_capture(capture, limit=20000) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", CAPTURE_FOLDERS, ids=lambda p: p.name)
+def test_every_capture_equals_the_state_machine_at_every_read(folder: Path) -> None:
+    for capture in sorted(folder.glob("*.bytes")):
+        _compare_capture(capture)
+
+
+def test_the_run_cache_stays_bounded_and_long_runs_are_not_kept() -> None:
+    from osf_tmux.vt import stream
+
+    pane = PaneScreen(20, 5)
+    runs = pane._parser._runs
+    for k in range(stream._RUN_CACHE_SIZE + 100):
+        pane.feed(f"\x1b[{k % 5 + 1};{k % 7 + 1}H\x1b[38;5;{k}m\x1b[{k}X".encode())
+    assert 0 < len(runs) <= stream._RUN_CACHE_SIZE
+    long_run = b"\x1b[1;1H" * 100
+    pane.feed(long_run + b"x")
+    assert long_run not in runs
+    assert pane.snapshot().rows[0].startswith("x")
