@@ -718,7 +718,14 @@ class Claude(AgentSpec):
                     "spinner row with the to-do list under it",
                     timeout=20,
                 ),
-                s.done(),
+                # the spinner row is many rows up: the idle cue looks over the whole list
+                Expect(
+                    "idle",
+                    Cue(IDLE.pattern, absent=IDLE.absent, tail=24),
+                    "turn finished, back at the prompt (the list stays in the transcript)",
+                    settle=1.2,
+                    server_quiet=True,
+                ),
             ),
             s.sc(
                 "auto_denied",
