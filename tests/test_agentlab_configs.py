@@ -123,7 +123,7 @@ def test_a_2_0_release_is_played_with_the_spinner_row_cue() -> None:
 def test_the_fake_server_writes_the_plan_where_plan_mode_says(tmp_path: Path) -> None:
     """Plan mode names its plan file only in a reminder inside the request; a `plan_file` step
     writes there (so ExitPlanMode shows the plan), or into the project without a reminder."""
-    server = fakeserver.FakeModelServer(Script(lab_claude.Claude.turns), tmp_path)
+    server = fakeserver.FakeModelServer(Script(list(lab_claude.Claude.turns)), tmp_path)
     try:
         step = Tool("plan_file", {"plan": "# Plan"})
         assert fakeserver._claude_tool(server, step)[1]["file_path"] == str(tmp_path / "PLAN.md")
