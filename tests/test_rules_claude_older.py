@@ -424,10 +424,17 @@ def test_working(name: str, manifest: Manifest) -> None:
     assert verdict(text, cols, rows, manifest)[0] == "working", name
 
 
-def test_the_list_rule_needs_the_list_hint(manifest: Manifest) -> None:
-    """Far above the box, only a spinner row that says its list is expanded under it counts:
-    the same row without `ctrl+t to hide todos`, 9 rows up, is not read as working by it."""
+def test_the_list_rule_reads_the_spinner_row_with_or_without_the_list_hint(
+    manifest: Manifest,
+) -> None:
+    """After 30 s the row gains the elapsed time and token count and, at 80 columns, loses the
+    to-do hint: it is still the live spinner row. Without its bracketed `esc to interrupt`
+    (2.1.x keeps that hint in the footer) a glyph row far above the box is not this rule's."""
     long = todos_screen(8)
     assert verdict(long, 80, 24, manifest) == ("working", "working-spinner-over-list")
-    bare = long.replace(" · ctrl+t to hide todos", "")
+    later = long.replace(
+        "(esc to interrupt · ctrl+t to hide todos)", "(45s · ↓ 1.2k tokens · esc to interrupt)"
+    )
+    assert verdict(later, 80, 24, manifest) == ("working", "working-spinner-over-list")
+    bare = long.replace(" (esc to interrupt · ctrl+t to hide todos)", "")
     assert verdict(bare, 80, 24, manifest)[1] != "working-spinner-over-list"

@@ -721,7 +721,8 @@ class Claude(AgentSpec):
                 # the spinner row is many rows up: the idle cue looks over the whole list
                 Expect(
                     "idle",
-                    Cue(IDLE.pattern, absent=IDLE.absent, tail=24),
+                    # (a narrow pane wraps the footer: `? for` / `shortcuts`)
+                    Cue(r"\? for\b|" + IDLE.pattern, absent=IDLE.absent, tail=24),
                     "turn finished, back at the prompt (the list stays in the transcript)",
                     settle=1.2,
                     server_quiet=True,
