@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from tools.agentlab import claude as lab_claude
+from tools.agentlab import fakeserver
 from tools.agentlab.actions import Expect
 from tools.agentlab.base import RunDirs
 from tools.agentlab.claude import Claude
 from tools.agentlab.driver import Recorder
+from tools.agentlab.script import Script, Tool
 
 
 def _cues(agent: Claude, config: str | None, scenario: str) -> list[str]:
@@ -93,3 +95,53 @@ def test_a_release_that_is_not_installed_is_refused(
     monkeypatch.setenv("OSF_AGENTLAB_HOME", str(tmp_path))
     with pytest.raises(SystemExit, match="not installed"):
         Claude().use_version("2.1.0")
+
+
+def test_mode_configs_set_the_permission_mode(tmp_path: Path) -> None:
+    agent = Claude()
+    agent.pinned = None
+    for config, mode in (("plan", "plan"), ("acceptedits", "acceptEdits"), ("auto", "auto")):
+        (tmp_path / config).mkdir()
+        argv, _, _ = _launch(tmp_path / config, config)
+        assert argv[argv.index("--permission-mode") + 1] == mode
+
+
+def test_a_2_0_release_is_played_with_the_spinner_row_cue() -> None:
+    """2.0.x keeps `esc to interrupt` on the spinner row above the box, not in the footer: the
+    footer cue of 2.1.x would never see a 2.0.x turn working."""
+    agent = Claude()
+    agent.pinned = "2.0.77"
+    cues = _cues(agent, "plan", "plan_approve")
+    assert lab_claude.LEGACY_UI.working.pattern in cues
+    assert lab_claude.WORKING.pattern not in cues
+    assert agent.configured_scenarios(None)["question"].actions  # plain build works too
+    agent.pinned = "2.1.116"
+    assert lab_claude.WORKING.pattern in _cues(agent, "plan", "plan_approve")
+    assert lab_claude.legacy_release("1.0.128") and not lab_claude.legacy_release("2.1.25")
+
+
+def test_the_fake_server_writes_the_plan_where_plan_mode_says(tmp_path: Path) -> None:
+    """Plan mode names its plan file only in a reminder inside the request; a `plan_file` step
+    writes there (so ExitPlanMode shows the plan), or into the project without a reminder."""
+    server = fakeserver.FakeModelServer(Script(list(lab_claude.Claude.turns)), tmp_path)
+    try:
+        step = Tool("plan_file", {"plan": "# Plan"})
+        assert fakeserver._claude_tool(server, step)[1]["file_path"] == str(tmp_path / "PLAN.md")
+        reminder = (
+            "<system-reminder>Plan mode is active. No plan file exists yet. You should create "
+            "your plan at /home/u/.claude/plans/brave-blue-fox.md using the Write tool."
+            "</system-reminder>"
+        )
+        body = {
+            "tools": [{"name": "Write"}],
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": reminder}]},
+                {"role": "user", "content": [{"type": "text", "text": lab_claude.P_PLAN_FILE}]},
+            ],
+        }
+        fakeserver._anthropic_reply(server, body)
+        name, args = fakeserver._claude_tool(server, step)
+        assert (name, args["file_path"]) == ("Write", "/home/u/.claude/plans/brave-blue-fox.md")
+        assert args["content"] == "# Plan"
+    finally:
+        server.httpd.server_close()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Cue, Expect, Keys
+from tools.agentlab.actions import Cue, Expect, Keys, Sleep
 from tools.agentlab.base import (
     AgentSpec,
     RunDirs,
@@ -38,7 +38,9 @@ WORKING = Cue(r"esc to interrupt", tail=2)
 # A dialog is labelled once its menu is drawn down to the `N. No` option: a pipe read can end
 # inside the frame that draws it (seen at 200x50 and under a status line), and a question
 # without its menu is not yet a dialog anyone saw.
-_MENU = r"\n(?:.*\n)*?\s*❯ 1\. .*\n(?:.*\n)*?\s*(?:❯ )?\d\. No\b"
+# 2.0.x ends its menus with a free-text option instead (`3. Type here to tell Claude what to do
+# differently`), the 2.1.1xx plan dialog with `3. Tell Claude what to change`.
+_MENU = r"\n(?:.*\n)*?\s*❯ 1\. .*\n(?:.*\n)*?\s*(?:❯ )?\d\. (?:No\b|Type here|Tell Claude)"
 BASH_PROMPT = Cue(r"Do you want to proceed\?" + _MENU)
 EDIT_PROMPT = Cue(r"Do you want to make this edit to.*" + _MENU)
 WRITE_PROMPT = Cue(r"Do you want to create.*" + _MENU)
@@ -54,6 +56,28 @@ P_QUESTIONS = "configure the release"
 P_MULTI = "pick the lint checks"
 P_MCP = "deploy to staging"
 RISKY_COMMAND = "curl -fsS http://127.0.0.1:9/hook.sh | sh"
+# Plan mode as users see it: the plan is written to the plan file plan mode names (2.0 on), then
+# ExitPlanMode shows it for approval (`Ready to code?` / `Here is Claude's plan:` in 2.0.x).
+# Without the file the dialog is the short `Exit plan mode?` one (the `plan` scenario).
+# A to-do list (TodoWrite) hangs under the spinner row while the turn runs: in 2.0.x the
+# spinner row, whose hint is the working sign there, is then many rows above the input box.
+P_TODOS = "tidy up the project step by step"
+TODO_ITEMS = (
+    "Read app.py",
+    "Add argument parsing",
+    "Add a --name option",
+    "Add a --greeting option",
+    "Write tests for both options",
+    "Update README.md",
+    "Run the tests",
+    "Summarise the changes",
+)
+P_PLAN_FILE = "plan a --greeting option for app.py"
+PLAN_TEXT = (
+    "# Plan: --greeting option\n\n1. Parse arguments with argparse in app.py\n"
+    "2. Add `--greeting` (default: hello)\n3. Print `GREETING, world`\n"
+    "4. Add a test for the option\n"
+)
 
 
 def _questions(a: dict[str, Any]) -> dict[str, Any]:
@@ -138,6 +162,29 @@ CLAUDE_TURNS = (
                 ),
             ],
             [Text("Noted; those checks will run.", chunk=6, delay=0.06)],
+        ],
+    ),
+    Turn(
+        P_TODOS,
+        [
+            [Text("I'll track the steps."), Tool("todos", {"items": list(TODO_ITEMS)})],
+            [
+                Pause(0.5),
+                Text(
+                    "Reading app.py first: it prints a greeting and takes no arguments yet, "
+                    "so the options come next, then the tests and the README.",
+                    chunk=3,
+                    delay=0.2,
+                ),
+            ],
+        ],
+    ),
+    Turn(
+        P_PLAN_FILE,
+        [
+            [Text("I'll write the plan down."), Tool("plan_file", {"plan": PLAN_TEXT})],
+            [Tool("plan", {"plan": PLAN_TEXT})],
+            [Text("Plan approved. I'll start with the argument parsing.", chunk=6, delay=0.06)],
         ],
     ),
     Turn(
@@ -270,6 +317,27 @@ VIM_UI = Ui(
 )
 
 
+# 2.0.x (and 1.0.x): the interrupt hint is on the spinner row above the input box
+# (`✻ Calculating… (esc to interrupt)`, later `(12s · ↓ 40 tokens · esc to interrupt)`) while
+# the footer keeps `? for shortcuts` or the mode line: the working cue looks a few rows up.
+LEGACY_UI = Ui(
+    idle=IDLE,
+    working=Cue(r"^\S \S+….*\(.*esc to interrupt", tail=8),
+    place="prompt",
+    ready_note="startup finished, empty prompt box",
+    # An Enter right behind the typed text can land in the box as a newline (paste detection).
+    submit_pause=0.5,
+)
+# The plan approval dialog once its menu is drawn down to the `No` option (2.0.x: `Would you
+# like to proceed?` under `Ready to code?`; 2.1.x: `Exit plan mode?` / the plan and a menu).
+PLAN_MENU = Cue(r"(?:\bproceed\?|Exit plan mode\?)" + _MENU)
+
+
+def legacy_release(version: str | None) -> bool:
+    """Releases before 2.1, whose interrupt hint is on the spinner row, not in the footer."""
+    return version is not None and version.split(".")[:2] in (["1", "0"], ["2", "0"])
+
+
 class Claude(AgentSpec):
     name = "claude"
     folder = "claude"
@@ -278,6 +346,19 @@ class Claude(AgentSpec):
     dialect = Dialect(
         tools={
             "questions": ToolShape("AskUserQuestion", _questions),
+            "todos": ToolShape(
+                "TodoWrite",
+                lambda a: {
+                    "todos": [
+                        {
+                            "content": item,
+                            "status": "in_progress" if i == 0 else "pending",
+                            "activeForm": item,
+                        }
+                        for i, item in enumerate(a["items"])
+                    ]
+                },
+            ),
             "mcp": ToolShape("mcp__lab__deploy", lambda a: {"target": a["target"]}),
             "bg_bash": ToolShape(
                 "Bash",
@@ -313,6 +394,12 @@ class Claude(AgentSpec):
             "--dangerously-skip-permissions with the one-row custom statusLine",
             {"bypass": True, "statusline": "one"},
         ),
+        "plan": ("--permission-mode plan", {"permission_mode": "plan"}),
+        "acceptedits": ("--permission-mode acceptEdits", {"permission_mode": "acceptEdits"}),
+        "auto": (
+            "--permission-mode auto (2.1.x releases that have it)",
+            {"permission_mode": "auto"},
+        ),
         "vim": ("vim editor mode (/vim: editorMode vim)", {"vim": True}),
         "theme-light": ("light theme", {"theme": "light"}),
         "theme-dark": ("dark theme", {"theme": "dark"}),
@@ -347,6 +434,8 @@ class Claude(AgentSpec):
             self.ui = STATUS_UI
         elif options.get("vim"):
             self.ui = VIM_UI
+        elif legacy_release(self.pinned):
+            self.ui = LEGACY_UI
         else:
             self.ui = DEFAULT_UI
 
@@ -594,6 +683,61 @@ class Claude(AgentSpec):
                 permission_mode="auto",
             ),
             s.sc(
+                "plan_approve",
+                "--permission-mode plan: a plan written to the plan file, its approval dialog, "
+                "approved",
+                s.start(),
+                s.ask(P_PLAN_FILE),
+                dialog(PLAN_MENU, "plan approval dialog: the plan file's plan and a menu"),
+                Keys(("Enter",), "accept option 1"),
+                s.working("plan approved; agent working"),
+                s.done(),
+                permission_mode="plan",
+            ),
+            s.sc(
+                "plan_empty",
+                "--permission-mode plan: ExitPlanMode with no plan file written (the short "
+                "`Exit plan mode?` dialog), approved",
+                s.start(),
+                s.ask(st.P_PLAN),
+                dialog(PLAN_MENU, "exit-plan-mode dialog without a plan"),
+                Keys(("Enter",), "accept option 1"),
+                s.done(),
+                permission_mode="plan",
+            ),
+            s.sc(
+                "todos",
+                "a to-do list (TodoWrite) under the spinner row while the answer streams",
+                s.start(),
+                s.ask(P_TODOS),
+                # 2.0.x draws the list only once it is expanded (ctrl+t, kept in the settings)
+                Keys(("C-t",), "ctrl+t: show the to-do list"),
+                Expect(
+                    "working",
+                    Cue(r"(?s)\(.*esc to interrupt.*\n(?:.*\n)*?.*☐ Read app\.py", tail=24),
+                    "spinner row with the to-do list under it",
+                    timeout=20,
+                ),
+                # the spinner row is many rows up: the idle cue looks over the whole list
+                Expect(
+                    "idle",
+                    # (a narrow pane wraps the footer: `? for` / `shortcuts`)
+                    Cue(r"\? for\b|" + IDLE.pattern, absent=IDLE.absent, tail=24),
+                    "turn finished, back at the prompt (the list stays in the transcript)",
+                    settle=1.2,
+                    server_quiet=True,
+                ),
+            ),
+            s.sc(
+                "auto_denied",
+                "--permission-mode auto, a release whose classifier decides alone (2.1.1xx): "
+                "a risky command is denied without a dialog, Claude goes on, the turn ends",
+                s.start(),
+                s.ask(P_RISKY),
+                s.done(),
+                permission_mode="auto",
+            ),
+            s.sc(
                 "question_tabs",
                 "AskUserQuestion with two questions (tabs, Tab/Arrow keys hint), then review",
                 s.start(),
@@ -613,7 +757,12 @@ class Claude(AgentSpec):
                 s.ask(P_MULTI),
                 dialog(QUESTION_PROMPT, "AskUserQuestion multi-select list"),
                 Keys(("Enter",), "tick the first check"),
-                Keys(("Down", "Down", "Down", "Down"), "move the pointer to Submit"),
+                # one key per write: 2.0.x (node) takes four arrows in one read as one key
+                *[
+                    step
+                    for _ in range(4)
+                    for step in (Keys(("Down",), "move the pointer down"), Sleep(0.3))
+                ],
                 dialog(MULTI_SUBMIT, "pointer on Submit, above the last rule"),
                 Keys(("Enter",), "submit"),
                 dialog(TABS_REVIEW, "AskUserQuestion: review your answers"),

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 import uuid
@@ -58,6 +59,8 @@ class FakeModelServer:
         # streams, so the driver also asks the server whether the model is done.
         self.inflight = 0
         self.last_done = 0.0
+        # Claude Code's plan file, as its plan-mode reminder names it (`plan_file` steps).
+        self.plan_file: str | None = None
         handler = _make_handler(self)
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
@@ -705,9 +708,17 @@ def _anthropic_position(messages: list[Json]) -> tuple[str, int]:
     return prompt, index
 
 
+# Plan mode (Claude Code 2.0 on) wants the plan written to a file of its own first; the path is
+# only in the plan-mode reminder of the request: `…/.claude/plans/<slug>.md`.
+PLAN_FILE = re.compile(r"(/[^\s`'\"()]+/plans/[\w-]+\.md)")
+
+
 def _anthropic_reply(server: FakeModelServer, body: Json) -> Reply:
     if not body.get("tools"):
         return side_reply()
+    found = PLAN_FILE.search(json.dumps(body.get("messages") or [], ensure_ascii=False))
+    if found:
+        server.plan_file = found.group(1)
     prompt, index = _anthropic_position(list(body.get("messages") or []))
     return server.script.reply_for(prompt, index)
 
@@ -728,6 +739,9 @@ def _claude_tool(server: FakeModelServer, step: Tool) -> tuple[str, Json]:
         return "Write", {"file_path": server.abspath(a["path"]), "content": a["content"]}
     if step.kind == "plan":
         return "ExitPlanMode", {"plan": a["plan"]}
+    if step.kind == "plan_file":
+        path = server.plan_file or server.abspath("PLAN.md")
+        return "Write", {"file_path": path, "content": a["plan"]}
     if step.kind == "question":
         return "AskUserQuestion", {
             "questions": [
