@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from osf_tmux.judge.combine import Timing
+from osf_tmux.judge.corpus import Capture, find_captures
 from tools.tracker_replay import has_prompt, replay
 
 CAPTURES = Path(__file__).resolve().parent.parent / "captures"
@@ -21,7 +22,7 @@ LONGEST = 0.05  # seconds
 
 def _folders() -> list[Path]:
     return sorted(
-        f for f in CAPTURES.iterdir() if f.is_dir() and any(map(has_prompt, f.glob("*.bytes")))
+        f for f in CAPTURES.iterdir() if f.is_dir() and any(map(has_prompt, find_captures(f)))
     )
 
 
@@ -30,7 +31,7 @@ def _folders() -> list[Path]:
 def test_no_prompt_blinks(folder: Path) -> None:
     long_blinks = {
         c.name: blinks
-        for c in sorted(folder.glob("*.bytes"))
+        for c in find_captures(folder)
         if has_prompt(c) and (blinks := [b for b in replay(c).blinks() if b >= LONGEST])
     }
     assert not long_blinks
@@ -39,6 +40,7 @@ def test_no_prompt_blinks(folder: Path) -> None:
 @pytest.mark.slow
 def test_a_redrawn_kimi_panel_would_blink_without_the_grace() -> None:
     # The test above can fail: the same capture without the redraw grace blinks for 0.4 s.
-    capture = CAPTURES / "kimi-1.51.0-lab" / "bash_esc-120x32.bytes"
+    folder = CAPTURES / "kimi-1.51.0-lab"
+    capture = Capture(folder / "bash_esc-120x32.bytes", folder / "bash_esc-120x32.labels.json")
     assert max(replay(capture, Timing(redraw_grace=0.0)).blinks()) > 0.3
     assert max(replay(capture).blinks(), default=0.0) < LONGEST

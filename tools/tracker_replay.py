@@ -15,7 +15,6 @@ No tmux and no daemon: the pure pieces the daemon runs, so two commits can be co
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from pathlib import Path
 
 from osf_tmux.judge.classify import Verdict, classify
 from osf_tmux.judge.combine import Observation, PaneTracker, Timing
+from osf_tmux.judge.corpus import Capture, find_captures
 from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.snapshot import Snapshot
@@ -69,28 +69,20 @@ class Replayed:
         return out
 
 
-def reads(capture: Path) -> list[tuple[int, float]]:
-    out = []
-    for line in capture.with_suffix(".timing").read_text().splitlines():
-        if line.strip():
-            offset, at = line.split()
-            out.append((int(offset), float(at)))
-    return out
+def has_prompt(capture: Capture) -> bool:
+    """Whether the capture has its reads' times and a labelled prompt."""
+    segments = capture.labels().get("segments", [])
+    return any(s["state"] == "blocked" for s in segments) and bool(capture.timing())
 
 
-def has_prompt(capture: Path) -> bool:
-    if not capture.with_suffix(".timing").exists():
-        return False
-    labels = json.loads(capture.with_suffix(".labels.json").read_text())
-    return any(s["state"] == "blocked" for s in labels["segments"])
-
-
-def replay(capture: Path, timing: Timing | None = None) -> Replayed:
-    labels = json.loads(capture.with_suffix(".labels.json").read_text())
-    manifest = load_rules().get(labels["agent"])
-    data = capture.read_bytes()
-    arrivals = reads(capture)
-    screen = PaneScreen(labels["cols"], labels["rows"])
+def replay(capture: Capture, timing: Timing | None = None) -> Replayed:
+    labels = capture.labels()
+    agent, size = capture.agent(), capture.size()
+    assert agent and size, f"{capture.name}: no agent or size in its labels"
+    manifest = load_rules().get(agent)
+    data = capture.bytes_path.read_bytes()
+    arrivals = capture.timing() or []
+    screen = PaneScreen(*size)
     tracker = PaneTracker(timing)
     states: list[State] = []
     fed, shown, changed = 0, None, float("-inf")
@@ -161,7 +153,7 @@ def main() -> int:
     blinks: list[float] = []
     releases: list[float] = []
     for folder in folders:
-        for capture in sorted(Path(folder).resolve().glob("*.bytes")):
+        for capture in find_captures(folder.resolve()):
             if not has_prompt(capture):
                 continue
             result = replay(capture, timing)
@@ -169,7 +161,7 @@ def main() -> int:
             releases += result.releases()
             if result.blinks() or any(d > 1.0 for d in result.releases()):
                 print(
-                    f"{capture.relative_to(ROOT)}: blinks {[round(b, 3) for b in result.blinks()]}"
+                    f"{capture.name}: blinks {[round(b, 3) for b in result.blinks()]}"
                     f", releases {[round(d, 2) for d in result.releases()]}"
                 )
     longer = [b for b in blinks if b >= 0.05]
