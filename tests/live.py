@@ -161,14 +161,14 @@ class Pace:
         return self.offsets[i] if i < len(self.offsets) else None
 
     def at(self, offset: int) -> float:
+        if self.reads:  # the time of the read that holds this byte
+            i = bisect.bisect_left(self.offsets, offset)
+            return self.times[min(i, len(self.times) - 1)]
         i = bisect.bisect_right(self.offsets, offset)
         if i == 0:
             return 0.0
         if i == len(self.offsets):
             return self.times[-1]
-        if self.reads:
-            i = bisect.bisect_left(self.offsets, offset)
-            return self.times[min(i, len(self.times) - 1)]
         o0, o1 = self.offsets[i - 1], self.offsets[i]
         t0, t1 = self.times[i - 1], self.times[i]
         return t0 + (t1 - t0) * (offset - o0) / max(o1 - o0, 1)
