@@ -8,8 +8,13 @@ Two kinds of source, each a byte prefix that sets the screen up and a loop of (p
   goes back to the input box.
 - an agent's name: a working stretch of a real capture of that agent (captures/, labelled),
   replayed at its recorded pace (the `.timing` stamps of each pipe-pane read). At the end of the
-  stretch the screen is reset (`ESC c`) and the bytes before the stretch are written again, so
-  every loop starts from the very screen the stretch started from.
+  stretch the screen is reset (`ESC c`) and painted again as it was when the stretch began
+  (`repaint`: its rows, cursor, modes, scroll region and title, a few kB at most), so every loop
+  starts from the very screen the stretch started from. Until session 6 the junction wrote every
+  byte before the stretch again (the agent's whole start-up and transcript: 3-47 kB every 1.3-30
+  s), which no agent does while it works; `--junction replay` in daemon_bench.py still does that
+  (`JUNCTIONS`). Where the repaint does not give the same screens at every read of the stretch
+  (`repaint_faithful`), the replay is used.
 
 `python bench/agent_frames.py` lists the stretch chosen for every agent."""
 
@@ -173,10 +178,76 @@ def issue_claude(cols: int = 120, rows: int = 32) -> tuple[bytes, Iterator[tuple
     return prefix.encode(), frames()
 
 
-def capture_loop(agent: str) -> tuple[bytes, Iterator[tuple[float, bytes]]]:
+# How a loop goes back to the stretch's first screen (see the module's docstring).
+JUNCTIONS = ("repaint", "replay")
+
+
+def repaint(screen: PaneScreen) -> bytes:
+    """Bytes that take any screen of this size to what `screen` shows: a reset, then its rows,
+    scroll region, modes, title and cursor (colours are not modelled, so not repainted)."""
+    s = screen._screen  # the bench reads the model's state; the daemon never does this
+    out = ["\x1bc"]
+    if s.alt_screen:
+        out.append("\x1b[?1049h")
+    for y, row in enumerate(screen.snapshot().rows):
+        if row:
+            out.append(f"\x1b[{y + 1};1H{row}")
+    if (s.rupper, s.rlower) != (0, s.rows - 1):
+        out.append(f"\x1b[{s.rupper + 1};{s.rlower + 1}r")
+    out.append(f"\x1b]2;{s.title}\x07")  # a reset keeps the title: set it, empty or not
+    if not s.mode_wrap:
+        out.append("\x1b[?7l")
+    if s.mode_insert:
+        out.append("\x1b[4h")
+    top = 0
+    if s.mode_origin:
+        out.append("\x1b[?6h")
+        top = s.rupper
+    out.append(f"\x1b[{s.cy - top + 1};{min(s.cx, s.cols - 1) + 1}H")
+    if not s.cursor_visible:
+        out.append("\x1b[?25l")
+    return "".join(out).encode()
+
+
+def _screens(start: bytes, stretch: Stretch, data: bytes) -> list[object]:
+    cols, rows = stretch.capture.size() or SIZE
+    screen = PaneScreen(cols, rows)
+    screen.feed(start)
+    out: list[object] = [screen.snapshot()]
+    offset = stretch.start
+    for _, end in stretch.chunks:
+        screen.feed(data[offset:end])
+        out.append(screen.snapshot())
+        offset = end
+    return out
+
+
+def repaint_faithful(stretch: Stretch) -> bytes | None:
+    """The repaint of the stretch's first screen, when the stretch played after it shows the very
+    screens it shows after the bytes before it (every read compared); else None."""
+    data = stretch.capture.bytes_path.read_bytes()
+    prefix = data[: stretch.start]
+    cols, rows = stretch.capture.size() or SIZE
+    before = PaneScreen(cols, rows)
+    before.feed(prefix)
+    junction = repaint(before)
+    # After the stretch, as in the loop: the repaint comes on top of the stretch's last screen.
+    if _screens(prefix, stretch, data) != _screens(
+        prefix + data[stretch.start : stretch.end] + junction, stretch, data
+    ):
+        return None
+    return junction
+
+
+def capture_loop(
+    agent: str, junction: str = "repaint"
+) -> tuple[bytes, Iterator[tuple[float, bytes]]]:
     stretch = pick_stretch(agent)
     data = stretch.capture.bytes_path.read_bytes()
     prefix = data[: stretch.start]
+    back = repaint_faithful(stretch) if junction == "repaint" else None
+    if back is None:
+        back = b"\x1bc" + prefix
 
     def frames() -> Iterator[tuple[float, bytes]]:
         while True:
@@ -184,20 +255,20 @@ def capture_loop(agent: str) -> tuple[bytes, Iterator[tuple[float, bytes]]]:
             for t, end in stretch.chunks:
                 yield max(0.0, t - at), data[offset:end]
                 at, offset = t, end
-            # Back to the stretch's first screen: the reset and the prefix, one write.
-            yield 0.1, b"\x1bc" + prefix
+            # Back to the stretch's first screen, one write.
+            yield 0.1, back
 
     return prefix, frames()
 
 
-def source(name: str) -> tuple[bytes, Iterator[tuple[float, bytes]]]:
-    return issue_claude() if name == ISSUE_CLAUDE else capture_loop(name)
+def source(name: str, junction: str = "repaint") -> tuple[bytes, Iterator[tuple[float, bytes]]]:
+    return issue_claude() if name == ISSUE_CLAUDE else capture_loop(name, junction)
 
 
-def write_loop(name: str, path: Path) -> None:
+def write_loop(name: str, path: Path, junction: str = "repaint") -> None:
     """One loop of `name`'s frames, for bench/replay_pane.py to play over and over: worked out
     once here, so that ten panes do not each replay captures (and load rules) as they start."""
-    prefix, frames = source(name)
+    prefix, frames = source(name, junction)
     if name == ISSUE_CLAUDE:
         loop = list(itertools.islice(frames, 3000))  # five minutes at 10 Hz
     else:

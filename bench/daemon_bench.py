@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agent_frames import ISSUE_CLAUDE, agents_with_stretches, write_loop  # noqa: E402
+from agent_frames import ISSUE_CLAUDE, JUNCTIONS, agents_with_stretches, write_loop  # noqa: E402
 
 from osf_tmux.judge.corpus import Capture, find_captures  # noqa: E402
 from tests.live import DaemonProcess, Feeder  # noqa: E402
@@ -85,6 +85,7 @@ def spinners(
     agent: str = "claude",
     frames: str | None = None,
     into: Path | None = None,
+    junction: str = "repaint",
 ) -> None:
     """`count` panes marked as `agent`'s, running the fake spinner (drawn like `agent`, if it
     can) or, with `frames`, replaying that source's working frames (bench/agent_frames.py)."""
@@ -92,7 +93,7 @@ def spinners(
     command = [sys.executable, str(SPINNER), str(rate), look]
     if frames is not None:
         loop = (into or Path(tempfile.mkdtemp(prefix="osf-frames-"))) / "frames.json"
-        write_loop(frames, loop)
+        write_loop(frames, loop, junction)
         command = [sys.executable, str(REPLAY), str(loop)]
     for _ in range(count):
         pane = server.new_pane(command, 120, 32)
@@ -151,10 +152,15 @@ def _fresh_status(daemon: DaemonProcess, after: float) -> dict[str, Any]:
 
 
 def measure_load(
-    panes: int, seconds: float, rate: float, agent: str, frames: str | None
+    panes: int,
+    seconds: float,
+    rate: float,
+    agent: str,
+    frames: str | None,
+    junction: str = "repaint",
 ) -> LoadRun:
     with private_daemon() as (server, daemon, tmp):
-        spinners(server, panes, rate, agent, frames, tmp)
+        spinners(server, panes, rate, agent, frames, tmp, junction)
         start(daemon)
         assert daemon.proc is not None
         pid = daemon.proc.pid
@@ -292,10 +298,12 @@ def describe(run: LoadRun) -> str:
     )
 
 
-def load(panes: int, seconds: float, rate: float, agent: str, frames: str | None) -> None:
+def load(
+    panes: int, seconds: float, rate: float, agent: str, frames: str | None, junction: str
+) -> None:
     if frames is not None:
         agent = frames_agent(frames)
-    run = measure_load(panes, seconds, rate, agent, frames)
+    run = measure_load(panes, seconds, rate, agent, frames, junction)
     what = f"replaying {frames}" if frames else f"spinning at {rate:g} Hz"
     print(f"{panes} panes {what} ({agent} rules) for {seconds:g} s, load average {_loadavg()}:")
     print(f"  {describe(run)}")
@@ -313,7 +321,7 @@ def _spread(values: list[float], fmt: str = "{:.2f}") -> str:
     return f"{fmt.format(med)} ({fmt.format(min(values))}-{fmt.format(max(values))})"
 
 
-def table(sources: list[str], panes: int, seconds: float, runs: int) -> None:
+def table(sources: list[str], panes: int, seconds: float, runs: int, junction: str) -> None:
     """`load` for each source, `runs` times, interleaved (round after round, so the machine's
     load falls on every source alike); a markdown table of medians and spreads."""
     results: dict[str, list[LoadRun]] = {s: [] for s in sources}
@@ -322,7 +330,7 @@ def table(sources: list[str], panes: int, seconds: float, runs: int) -> None:
         for src in sources:
             for attempt in range(3):
                 try:
-                    run = measure_load(panes, seconds, 10, frames_agent(src), src)
+                    run = measure_load(panes, seconds, 10, frames_agent(src), src, junction)
                     break
                 except WaitTimeout as exc:  # start-up on a busy machine: that run again
                     print(f"# run {r + 1} {src}: attempt {attempt + 1} failed: {exc}", flush=True)
@@ -331,7 +339,10 @@ def table(sources: list[str], panes: int, seconds: float, runs: int) -> None:
             results[src].append(run)
             print(f"# run {r + 1} {src}: {describe(run)}", flush=True)
         loads.append(_loadavg())
-    print(f"\n{panes} panes per row, {seconds:g} s a run, {runs} runs each: median (min-max)")
+    print(
+        f"\n{panes} panes per row, {seconds:g} s a run, {runs} runs each, loops joined by "
+        f"{junction}: median (min-max)"
+    )
     print(f"load average (1, 5, 15 min) at the start and after each round: {' | '.join(loads)}\n")
     print(
         "| frames | CPU % of a core | + its tmux calls | RSS MB | wake-ups/s | context "
@@ -431,6 +442,11 @@ def flood(seconds: float, busy: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     sub = ap.add_subparsers(dest="what", required=True)
+    JUNCTION_HELP = (
+        "how a capture's loop goes back to its stretch's first screen: repaint (that screen "
+        "painted again, a few kB) or replay (every byte before the stretch written again, as "
+        "until session 6)"
+    )
     lat = sub.add_parser("latency")
     lat.add_argument("--trials", type=int, default=30)
     lat.add_argument("--busy", type=int, default=0, help="other panes spinning meanwhile")
@@ -449,10 +465,12 @@ def main() -> None:
         help="whose rules judge the spinner screen (claude: a ticking row no rule looks at "
         "skips classification; codex, gemini, aider: rules that span lines classify every frame)",
     )
+    ld.add_argument("--junction", choices=JUNCTIONS, default="repaint", help=JUNCTION_HELP)
     tb = sub.add_parser("table")
     tb.add_argument("--panes", type=int, default=10)
     tb.add_argument("--seconds", type=float, default=20)
     tb.add_argument("--runs", type=int, default=3)
+    tb.add_argument("--junction", choices=JUNCTIONS, default="repaint", help=JUNCTION_HELP)
     tb.add_argument("sources", nargs="*", help="default: the issue's frame and every agent's")
     rs = sub.add_parser("rest")
     rs.add_argument("--panes", type=int, default=10)
@@ -465,13 +483,14 @@ def main() -> None:
     if args.what == "latency":
         latency(args.trials, args.busy)
     elif args.what == "load":
-        load(args.panes, args.seconds, args.rate, args.agent, args.frames)
+        load(args.panes, args.seconds, args.rate, args.agent, args.frames, args.junction)
     elif args.what == "table":
         table(
             args.sources or [ISSUE_CLAUDE, *agents_with_stretches()],
             args.panes,
             args.seconds,
             args.runs,
+            args.junction,
         )
     elif args.what == "rest":
         rest(
