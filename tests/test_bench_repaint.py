@@ -4,10 +4,27 @@ loop drew meanwhile, or the benchmark would measure another screen than the agen
 
 from __future__ import annotations
 
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
-from bench.agent_frames import repaint
 from osf_tmux.vt.pane import PaneScreen
+
+
+def _bench_repaint() -> Callable[[PaneScreen], bytes]:
+    # bench/ is scripts, not a package (they import each other by file name): load it by path.
+    path = Path(__file__).resolve().parent.parent / "bench" / "agent_frames.py"
+    spec = importlib.util.spec_from_file_location("osf_bench_agent_frames", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found: Callable[[PaneScreen], bytes] = module.repaint
+    return found
+
+
+repaint = _bench_repaint()
 
 SETUPS = {
     "main screen, text and a wide character": b"hello\r\nworld \xe4\xb8\x96\xe7\x95\x8c\x1b[3;5Hx",
