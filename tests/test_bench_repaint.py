@@ -5,6 +5,7 @@ loop drew meanwhile, or the benchmark would measure another screen than the agen
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +20,7 @@ def _bench_repaint() -> Callable[[PaneScreen], bytes]:
     spec = importlib.util.spec_from_file_location("osf_bench_agent_frames", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     found: Callable[[PaneScreen], bytes] = module.repaint
     return found
