@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from osf_tmux.judge import char_classes
+from osf_tmux.judge.char_classes import CharClasses
 from osf_tmux.judge.digit_blind import TO_ZERO, is_digit_blind
 from osf_tmux.judge.fast_search import Finder, fast_search
 from osf_tmux.judge.line_local import is_line_local
 from osf_tmux.judge.manifest import Condition, Manifest, Rule
-from osf_tmux.judge.regions import CURSOR_COLUMN_KINDS, Region, is_rule_row
+from osf_tmux.judge.regions import CURSOR_COLUMN_KINDS, RULE_ROW, Region, is_rule_row
 from osf_tmux.vt.snapshot import Snapshot
 
 DEFAULT_STATE = "idle"
@@ -71,6 +74,7 @@ class _Plan:
     index), one Verdict per rule. Built once per manifest; the rules themselves are untouched."""
 
     __slots__ = (
+        "_classes",
         "blind",
         "blind_signatures",
         "default",
@@ -84,6 +88,7 @@ class _Plan:
         "sees_cursor_column",
         "sees_title",
         "signatures",
+        "spanning",
     )
 
     def __init__(self, manifest: Manifest) -> None:
@@ -104,23 +109,37 @@ class _Plan:
         self.regions = tuple(index)
         self.default = Verdict(DEFAULT_STATE, None, manifest.agent)
         self.searches = tuple(finders.values())
+        # A pattern searched in one row only cannot cross lines, whatever it says. Rows are told
+        # apart by what these patterns find in them (their signature), and by the characters
+        # the others can tell apart (char_classes.py).
+        within = {c: c.region.one_row or is_line_local(c.pattern) for c in conditions}
+        local = {c.pattern for c in conditions if within[c]}
+        self.spanning = tuple({c.pattern: None for c in conditions if not within[c]})
+        self.line_local = not self.spanning
         # Patterns that cannot tell one digit from another (digit_blind.py) see a row the same
         # as with every digit written `0`: a ticking counter's rows share their answers.
-        blind = {p for p in finders if is_digit_blind(p)}
+        blind = {p for p in local if is_digit_blind(p)}
         self.blind = tuple(f for p, f in finders.items() if p in blind)
-        self.seeing = tuple(f for p, f in finders.items() if p not in blind)
+        self.seeing = tuple(f for p, f in finders.items() if p in local and p not in blind)
         self.blind_signatures: dict[str, tuple[bool, ...]] = {}
-        # A pattern searched in one row only cannot cross lines, whatever it says.
-        self.line_local = all(c.region.one_row or is_line_local(c.pattern) for c in conditions)
         self.sees_cursor = any(r.kind in ("cursor_row", *CURSOR_COLUMN_KINDS) for r in self.regions)
         self.sees_cursor_column = any(r.kind in CURSOR_COLUMN_KINDS for r in self.regions)
         self.sees_title = any(r.kind == "title" for r in self.regions)
         self.signatures: dict[str, tuple[bool, ...]] = {}
+        self._classes: CharClasses | bool | None = False  # False: not built yet
+
+    @property
+    def classes(self) -> CharClasses | None:
+        """The characters the patterns that may span lines cannot tell apart (char_classes.py),
+        built when first asked for; None when one of them is beyond that analysis."""
+        if self._classes is False:
+            self._classes = char_classes.build([*self.spanning, RULE_ROW])
+        return self._classes  # type: ignore[return-value]  # no longer False
 
     def signature(self, row: str) -> tuple[bool, ...]:
-        """Everything the rules can see of one row: whether it is blank (tail regions skip
-        blank rows), whether it is a rule (below_rule/above_rule split there), and which
-        patterns match in it."""
+        """Everything the line-local patterns can see of one row: whether it is blank (tail
+        regions skip blank rows), whether it is a rule (below_rule/above_rule split there), and
+        which of them match in it."""
         sig = self.signatures.get(row)
         if sig is None:
             if len(self.signatures) >= _SIGNATURES_MAX:
@@ -198,31 +217,57 @@ def classify(snap: Snapshot, manifest: Manifest) -> Verdict:
 
 
 def same_verdict(before: Snapshot, after: Snapshot, manifest: Manifest) -> bool:
-    """True when `after` is bound to get the verdict `before` got: the same screen, or, when
-    every pattern of the manifest matches within single lines (line_local.py), a screen whose
-    changed rows look the same to every pattern and to the regions. A spinner or a clock
-    ticking in a row no rule looks at then costs no classification. False means: classify."""
+    """True when `after` is bound to get the verdict `before` got: the same screen, or one
+    whose changed rows look the same to every pattern and to the regions. A row is compared by
+    what each pattern that matches within single lines (line_local.py) finds in it (its
+    signature) and, when some pattern may span lines, by its characters up to those no such
+    pattern tells apart (char_classes.py: a spinner's glyph, a timer's digits). A spinner or a
+    clock ticking in a row no rule looks at then costs no classification. False means:
+    classify."""
     if before == after:
         return True
+    if len(before.rows) != len(after.rows):
+        return False
     plan = _plan(manifest)
-    if not plan.line_local or len(before.rows) != len(after.rows):
-        return False
-    if plan.sees_title and before.title != after.title:
-        return False
-    if plan.sees_cursor and before.cursor[1] != after.cursor[1]:
+    look: Callable[[str], object]
+    if plan.line_local:
+        look = plan.signature
+    else:
+        classes = plan.classes
+        if classes is None:
+            return False
+        signature, canon = plan.signature, classes.canon
+
+        def look(row: str) -> object:
+            return signature(row), canon(row)
+
+    if plan.sees_title and before.title != after.title and look(before.title) != look(after.title):
         return False
     if plan.sees_cursor_column:
         # A part of a row is not what the row's signature says: the cursor's row must stand.
         y = after.cursor[1]
-        if before.cursor[0] != after.cursor[0]:
+        if before.cursor != after.cursor:
             return False
         if 0 <= y < len(after.rows) and before.rows[y] != after.rows[y]:
             return False
-    signature = plan.signature
+    elif (
+        plan.sees_cursor
+        and before.cursor[1] != after.cursor[1]
+        # The cursor's row is a region of its own: the one it left and the one it is on now
+        # must look the same.
+        and look(_cursor_row(before)) != look(_cursor_row(after))
+    ):
+        return False
     for old, new in zip(before.rows, after.rows, strict=True):
-        if old is not new and old != new and signature(old) != signature(new):
+        if old is not new and old != new and look(old) != look(new):
             return False
     return True
+
+
+def _cursor_row(snap: Snapshot) -> str:
+    """The text of the `cursor_row` region ('' off the screen, as for an empty row)."""
+    y = snap.cursor[1]
+    return snap.rows[y] if 0 <= y < len(snap.rows) else ""
 
 
 def matched_lines(snap: Snapshot, manifest: Manifest, rule_id: str | None) -> tuple[str, ...]:

@@ -11,6 +11,8 @@ from osf_tmux.vt.snapshot import Snapshot
 # A horizontal rule is a row drawn only with line characters (optionally capped by corners).
 # Eight cells keep a short `──` inside ordinary text from counting.
 _RULE_ROW = re.compile(r"^[╭╰├┌└]?[─━═╌╍┄┅┈┉▔▁]{8,}[╮╯┤┐┘]?$")
+# What region boundaries are found with, besides blank rows (judge/char_classes.py must know).
+RULE_ROW = _RULE_ROW
 
 KINDS_WITH_COUNT = ("tail", "bottom", "top", "above_box")
 KINDS_PLAIN = (
