@@ -7,6 +7,7 @@ every process with its parent, group and terminal group; it is shared by all pan
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from collections.abc import Callable
@@ -19,11 +20,18 @@ PROC = Path("/proc")
 PS_TTL = 0.5  # seconds a `ps -A` listing serves every pane that asks
 
 
+@functools.lru_cache(maxsize=8)
+def _has_proc(proc: Path) -> bool:
+    """Whether `proc` is a /proc to read: asked per pane at every sweep and every agent's
+    re-identification, answered by a stat (a system's /proc does not come and go)."""
+    return proc.is_dir()
+
+
 def foreground_pgid(pane_pid: int, proc: Path = PROC) -> int | None:
     """The pane's foreground process group, or None when the pane's process is gone."""
     if pane_pid <= 0:
         return None
-    if proc.is_dir():
+    if _has_proc(proc):
         try:  # str paths and open(): pathlib costs more than the read (the sweep asks per pane)
             with open(f"{proc}/{pane_pid}/stat", encoding="utf-8", errors="replace") as f:
                 stat = f.read()
@@ -46,7 +54,7 @@ def foreground_signature(pane_pid: int, proc: Path = PROC) -> tuple[int | None, 
     pgid = foreground_pgid(pane_pid, proc)
     if pgid is None:
         return None, ""
-    if proc.is_dir():
+    if _has_proc(proc):
         try:
             with open(f"{proc}/{pgid}/task/{pgid}/children", encoding="ascii") as f:
                 return pgid, f.read()
@@ -57,7 +65,7 @@ def foreground_signature(pane_pid: int, proc: Path = PROC) -> tuple[int | None, 
 
 def process_argv(pid: int, proc: Path = PROC) -> list[str]:
     """The command line of `pid` (empty when it is gone or unreadable)."""
-    if proc.is_dir():
+    if _has_proc(proc):
         try:
             raw = (proc / str(pid) / "cmdline").read_bytes()
         except OSError:
@@ -77,7 +85,7 @@ def foreground_commands(pane_pid: int, proc: Path = PROC, limit: int = 16) -> li
 
     A wrapper that runs the agent without job control (`sh -c 'claude ...'`, npx, a launcher
     script) leads the group itself; the agent is one of its children."""
-    if proc.is_dir():
+    if _has_proc(proc):
         return _walk(
             foreground_pgid(pane_pid, proc),
             lambda pid: _pgrp(pid, proc),
