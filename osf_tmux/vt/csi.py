@@ -514,13 +514,21 @@ def _private_l(s: TmuxScreen, p: list[Param], last: str | None) -> None:
     s._private_modes(p, False)
 
 
+# Operations that only move the cursor: a CUP right after one undoes all it did.
+_CURSOR_ONLY = {_op_up, _op_down, _op_column, _op_cup, _op_cr}
+
+
 def _fused(ops: list[Op]) -> list[Op]:
-    """Pairs that repeat (erase a row and move; CR and LF) as one operation each."""
+    """Pairs that repeat (erase a row and move; CR and LF) as one operation each; a cursor
+    move that the next CUP overrides, dropped."""
     out: list[Op] = []
     i, n = 0, len(ops)
     while i < n:
         fn, arg = ops[i]
         pair = ops[i + 1] if i + 1 < n else None
+        if fn in _CURSOR_ONLY and pair is not None and pair[0] is _op_cup:
+            i += 1
+            continue
         if fn is _op_el and arg == 2 and pair is not None and pair[0] in (_op_up, _op_down):
             move, step = pair
             k = 1

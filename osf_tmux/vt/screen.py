@@ -36,18 +36,26 @@ INERT_CSI = rb"\x1b\[[\x3c-\x3f]?[\x30-\x3b]*[\x20-\x2f]*m"
 # a run of text is checked in one set operation; bounded, hostile input cannot grow it forever.
 _NARROW = {chr(c) for c in range(0x20, 0x7F)}
 _NARROW_MAX = 1 << 16
+# Whole runs of text found narrow: a row redrawn every frame (a border, a footer) is checked
+# once, by its hash, not character by character. Bounded; a full set starts again.
+_NARROW_TEXTS: set[str] = set()
+_NARROW_TEXTS_MAX = 512
+_NARROW_TEXT_LEN = 1024
 # Text cut into its ASCII and other runs (tmux prints the two differently).
 _RUNS = re.compile(r"[\x20-\x7e]+|[^\x20-\x7e]+")
 
 
 def _all_narrow(text: str) -> bool:
-    if _NARROW.issuperset(text):
-        return True
-    for ch in set(text).difference(_NARROW):
-        if char_width(ch) != 1:
-            return False
-        if len(_NARROW) < _NARROW_MAX:
-            _NARROW.add(ch)
+    if not _NARROW.issuperset(text):
+        for ch in set(text).difference(_NARROW):
+            if char_width(ch) != 1:
+                return False
+            if len(_NARROW) < _NARROW_MAX:
+                _NARROW.add(ch)
+    if len(text) <= _NARROW_TEXT_LEN:
+        if len(_NARROW_TEXTS) >= _NARROW_TEXTS_MAX:
+            _NARROW_TEXTS.clear()
+        _NARROW_TEXTS.add(text)
     return True
 
 
@@ -143,7 +151,7 @@ class TmuxScreen:
             not self.mode_wrap
             or self.mode_insert
             or self.zwj_pending
-            or not (_NARROW.issuperset(text) or _all_narrow(text))
+            or not (text in _NARROW_TEXTS or _all_narrow(text))
         ):
             for run in _RUNS.findall(text):
                 if run[0] < "\x7f":

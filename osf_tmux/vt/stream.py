@@ -103,6 +103,12 @@ _UNPARSED: CsiCall = ("", [], "")
 _run_caches: dict[tuple[type, bytes], dict[bytes, PreparedRun]] = {}
 _RUN_CACHE_SIZE = 2048
 _RUN_CACHE_BYTES = 256
+# Text tokens by their bytes, decoded with the inert sequences taken out: the same few rows come
+# again and again (borders, footers), and the same str each time lets the terminal's checks on
+# it hit a cache. Bounded like the runs.
+_text_caches: dict[bytes, dict[bytes, str]] = {}
+_TEXT_CACHE_SIZE = 512
+_TEXT_CACHE_BYTES = 1024
 _RUN_ITEM = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]|" + _C0_BYTE)
 
 _C0_EXECUTED = frozenset(range(0x00, 0x18)) | {0x19} | frozenset(range(0x1C, 0x20))
@@ -188,6 +194,7 @@ class Parser:
         self._text_re, self._csi_re = patterns
         self._inert = re.compile(inert)
         self._runs = _run_caches.setdefault((type(terminal), inert), {})
+        self._texts = _text_caches.setdefault(inert, {})
 
     def reset_utf8(self) -> None:
         self._u8_size = 0
@@ -201,31 +208,41 @@ class Parser:
         run_match = self._csi_re.match
         osc = _OSC_BEL.match
         runs = self._runs
+        texts = self._texts
+        print_run = t.print_run
         while i < n:
             if self.state == GROUND:
                 b = data[i]
                 if 0x20 <= b < 0x7F or b >= 0x80:
                     m = text_match(data, i)
                     assert m is not None
-                    self._text(m.group())
+                    raw = m.group()
                     i = m.end()
+                    text = texts.get(raw)
+                    if text is not None and not self._u8_size:
+                        print_run(text)
+                    else:
+                        self._text(raw)
                     continue
                 if b == 0x1B or (b < 0x20 and b != 0x18 and b != 0x1A):
                     m = run_match(data, i)
                     if m is not None:
                         # Programs repeat the same few runs of sequences and controls (cursor
                         # moves, colours, newlines): each distinct one is prepared once.
-                        key = m.group(1)
+                        key, raw = m.groups()
+                        i = m.end()
                         run = runs.get(key)
                         if run is None:
                             run = self._prepare_run(key)
                         run[0](t, run[1])
                         if self._u8_size and _HAS_C0.search(key):
                             self.reset_utf8()  # a C0 control cancels a half-read character
-                        text = m.group(2)
-                        if text is not None:
-                            self._text(text)
-                        i = m.end()
+                        if raw is not None:
+                            text = texts.get(raw)
+                            if text is not None and not self._u8_size:
+                                print_run(text)
+                            else:
+                                self._text(raw)
                         continue
                 if b == 0x1B:
                     m = osc(data, i)
@@ -250,6 +267,10 @@ class Parser:
             except UnicodeDecodeError:
                 pass
             else:
+                if len(raw) <= _TEXT_CACHE_BYTES:
+                    if len(self._texts) >= _TEXT_CACHE_SIZE:
+                        self._texts.clear()
+                    self._texts[raw] = text
                 self.terminal.print_run(text)
                 return
         # A half-read character from before, or invalid UTF-8: each piece as the state
