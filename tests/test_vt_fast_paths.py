@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.screen import INERT_CSI, TmuxScreen
+from osf_tmux.vt import stream
 from osf_tmux.vt.stream import Parser
 from tests.screen_digests import offsets, size_of, state
 
@@ -68,6 +69,27 @@ CASES = [
     b"\x1b[" + b"1;" * 30 + b"mf\x1b[99999999999mg\x1b[1;2;3?mh\x1b[1 2mi",
     # cursor moves among the text
     b"\x1b[3;4H\x1b[0mab\x1b[K\x1b[1A\x1b[2K\x1b[G\r\n\x1b[38;5;174m\xe2\x9c\xbb\x1b[39m x",
+    # prepared runs: a live area erased upwards (past the top), from the pending-wrap column
+    b"abcdefghijkl" * 5 + b"\x1b[2K" + b"\x1b[1A\x1b[2K" * 7 + b"\x1b[Gz",
+    b"\x1b[5;1Habcdefghijkl\x1b[2K\x1b[2A\x1b[2K\x1b[2A\x1b[2K\x1b[0K\x1b[1A\x1b[1Kq",
+    # ... downwards (past the bottom), with a zero and a sub-parameter count, then back up
+    b"row1\r\nrow2\r\nrow3\x1b[H" + b"\x1b[2K\x1b[1B" * 6 + b"\x1b[2K\x1b[0B\x1b[2K\x1b[1:2B\x1b[9A",
+    # ... inside, above and below a scroll region, and in origin mode
+    b"abc\r\ndef\r\nghi\r\njkl\r\nmno\x1b[2;3r\x1b[3;1H" + b"\x1b[2K\x1b[1A" * 4 + b"x",
+    b"abc\r\ndef\r\nghi\r\njkl\r\nmno\x1b[3;4r\x1b[2;1H" + b"\x1b[2K\x1b[1B" * 4 + b"y"
+    b"\x1b[5;9H" + b"\x1b[2K\x1b[1A" * 3 + b"\x1b[1;1H" + b"\x1b[2K\x1b[1B" * 5 + b"z",
+    b"\x1b[2;4r\x1b[?6h\x1b[2;2Hab\x1b[9;9Hcd\x1b[1A\x1b[2K\x1b[1A\x1b[2K\x1b[3G\x1b[4;1He"
+    b"\x1b[?6l\x1b[5;5H\x1b[2K\x1b[4B\x1b[2K\x1b[4B\x1b[2Kf",
+    # CR LF runs that scroll (whole screen and region), VT and FF, other controls in a run
+    b"a\r\n\r\n\r\n\r\n\r\n\r\nb\x1b[2;3r\x1b[3;1Hc\r\n\r\n\r\nd\x0b\x0c\x1b[Ke\x00\x07\x0ef",
+    b"abcdefghijkl\r\n\r\nx\t\x1b[2Ky\x08\x08\x1b[0Kz\x1b[1@\x1b[2P\x1b[3X\x1b[1;1f!",
+    # a CUP after other moves, REP first in a run and later in it, after controls
+    b"ab\x1b[1A\x1b[3C\r\x1b[2;2H\x1b[3G\x1b[1;1Hc\x1b[3b\x1b[1;5H\x1b[2b\x1b[0m\x1b[2bd\r\x1b[2b",
+    b"ab\x1b[3bcd\x1b[K\x1b[2be\x1b[?25l\x1b[2bf\x1b[1:2b\x1b[2bg\n\x1b[2b",
+    # C0 in a run with a half-read UTF-8 character before it; a known token after a half one
+    b"ab\r\xe4\xb8\x1b[1A\x1b[2K\nab\xe4\xb8\x1b[2Kab\xe4\x1b[0m\x1b[1Bab",
+    # private modes in a run: alternate screen, wrap off, origin on, then moves
+    b"main\x1b[?1049h\x1b[2K\x1b[1Aalt\x1b[?7l\x1b[?6h\x1b[G\x1b[2Kabcdefghijklmnop\x1b[?1049l\x1b[2K",
 ]
 
 
@@ -89,6 +111,9 @@ ALPHABET = [
     b"\x1b[2b", b"\x1b[H", b"\x1b[2;3H", b"\x1b[K", b"\x1b[2K", b"\x1b[A", b"\x1b[5G",
     b"\r", b"\n", b"\x08", b"\t", b"\x18", b"\x1a", b"\x7f", b"\x1b", b"[", b"7", b"]",
     b"\x07", b"\x1b]0;t\x07", b"\x1b\\",
+    b"\x1b[2K\x1b[1A", b"\x1b[2K\x1b[1B", b"\x1b[2K\x1b[2A", b"\x1b[3A", b"\x1b[2B", b"\x1b[1:2A",
+    b"\x1b[0K", b"\x1b[1K", b"\x1b[2;4r", b"\x1b[r", b"\x1b[?6h", b"\x1b[?6l", b"\r\n", b"\x1b[G",
+    b"\x1b[3G", b"\x1b[4d", b"\x1b[3;1f", b"\x0b", b"\x0c", b"\x00", b"abcdefghijkl",
 ]  # fmt: skip
 streams = st.lists(st.sampled_from(ALPHABET), max_size=60).map(b"".join)
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -150,6 +175,69 @@ def test_print_run_prints_like_its_runs(
     assert fast.zwj_pending == runs.zwj_pending
 
 
+# -- the screen's half: a prepared run against its calls one by one ----------------------------
+
+RUN_PIECES = [
+    b"\x1b[2K", b"\x1b[1A", b"\x1b[2A", b"\x1b[1B", b"\x1b[3B", b"\x1b[K", b"\x1b[0K", b"\x1b[1K",
+    b"\x1b[3K", b"\x1b[5G", b"\x1b[0G", b"\x1b[3;4H", b"\x1b[H", b"\x1b[9;9H", b"\x1b[;3f",
+    b"\x1b[1:2H", b"\x1b[2b", b"\x1b[0m", b"\x1b[?7l", b"\x1b[?6h", b"\x1b[?6l", b"\x1b[?25l",
+    b"\x1b[1:2A", b"\x1b[2@", b"\x1b[S", b"\x1b[2;3r", b"\x1b[4d", b"\x1b[2C", b"\x1b[1D",
+    b"\x1b[>1A", b"\x1b[ q", b"\x1b[2J", b"\r", b"\n", b"\x08", b"\t", b"\x0b", b"\x00",
+]  # fmt: skip
+
+
+def _items(pieces: list[bytes]) -> tuple[stream.CsiCall | int | None, ...]:
+    inert = re.compile(INERT_CSI)
+    items: list[stream.CsiCall | int | None] = []
+    for piece in pieces:
+        if len(piece) == 1:
+            items.append(piece[0])
+        else:
+            items.append(None if inert.fullmatch(piece) else Parser._parse_csi(piece))
+    return tuple(items)
+
+
+@SETTINGS
+@given(
+    pieces=st.lists(st.sampled_from(RUN_PIECES), min_size=1, max_size=16),
+    x=st.integers(0, 8),
+    y=st.integers(0, 5),
+    region=st.tuples(st.integers(0, 5), st.integers(0, 5)).filter(lambda r: r[0] < r[1]),
+    origin=st.booleans(),
+    last=st.sampled_from([None, "q"]),
+)
+def test_a_prepared_run_does_what_its_calls_do(
+    pieces: list[bytes],
+    x: int,
+    y: int,
+    region: tuple[int, int],
+    origin: bool,
+    last: str | None,
+) -> None:
+    items = _items(pieces)
+    panes = []
+    for _ in range(2):
+        pane = PaneScreen(8, 6)
+        s = pane._screen
+        s.print_text("─界" * 30)  # every row written, wide characters to land on
+        s.cx, s.cy = x, y
+        s.rupper, s.rlower = region
+        s.mode_origin, s.last = origin, last
+        panes.append(pane)
+    prepared, calls = panes
+    fn, arg = prepared._screen.prepare_run(items)
+    fn(prepared._screen, arg)
+    t = calls._screen
+    for item in items:
+        if item is None:
+            t.swallowed()
+        elif isinstance(item, int):
+            t.execute(item)
+        else:
+            t.csi_dispatch(*item)
+    assert state(prepared) == state(calls)
+
+
 # -- what the screen calls inert changes nothing ---------------------------------------------
 
 
@@ -209,8 +297,6 @@ def test_every_capture_equals_the_state_machine_at_every_read(folder: Path) -> N
 
 
 def test_the_run_cache_stays_bounded_and_long_runs_are_not_kept() -> None:
-    from osf_tmux.vt import stream
-
     pane = PaneScreen(20, 5)
     runs = pane._parser._runs
     for k in range(stream._RUN_CACHE_SIZE + 100):
@@ -220,3 +306,19 @@ def test_the_run_cache_stays_bounded_and_long_runs_are_not_kept() -> None:
     pane.feed(long_run + b"x")
     assert long_run not in runs
     assert pane.snapshot().rows[0].startswith("x")
+
+
+def test_the_text_caches_stay_bounded_and_long_tokens_are_not_kept() -> None:
+    from osf_tmux.vt import screen
+
+    pane = PaneScreen(40, 5)
+    texts = pane._parser._texts
+    for k in range(stream._TEXT_CACHE_SIZE + 100):
+        pane.feed(f"\x1b[H─{k}─\x1b[1m{k}".encode())
+    assert 0 < len(texts) <= stream._TEXT_CACHE_SIZE
+    assert 0 < len(screen._NARROW_TEXTS) <= screen._NARROW_TEXTS_MAX
+    long_token = "─" * max(stream._TEXT_CACHE_BYTES // 3 + 1, screen._NARROW_TEXT_LEN + 1)
+    pane.feed(f"\x1b[H{long_token}".encode())
+    assert long_token.encode() not in texts
+    assert long_token not in screen._NARROW_TEXTS
+    assert pane.snapshot().rows[0] == "─" * 40
