@@ -88,6 +88,7 @@ CASES = [
     b"ab\x1b[3bcd\x1b[K\x1b[2be\x1b[?25l\x1b[2bf\x1b[1:2b\x1b[2bg\n\x1b[2b",
     # C0 in a run with a half-read UTF-8 character before it; a known token after a half one
     b"ab\r\xe4\xb8\x1b[1A\x1b[2K\nab\xe4\xb8\x1b[2Kab\xe4\x1b[0m\x1b[1Bab",
+    b"a\xe4\xb8\x1b[1A\n\x80b\xe4\xb8\r\x80c\xe4\xb8\x1b[2K\x80d\xe4\x1b[0m\x1b[1B\xb8\x80",
     # private modes in a run: alternate screen, wrap off, origin on, then moves
     b"main\x1b[?1049h\x1b[2K\x1b[1Aalt\x1b[?7l\x1b[?6h\x1b[G\x1b[2Kabcdefghijklmnop\x1b[?1049l\x1b[2K",
 ]
