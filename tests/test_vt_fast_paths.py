@@ -184,6 +184,8 @@ RUN_PIECES = [
     b"\x1b[1:2H", b"\x1b[2b", b"\x1b[0m", b"\x1b[?7l", b"\x1b[?6h", b"\x1b[?6l", b"\x1b[?25l",
     b"\x1b[1:2A", b"\x1b[2@", b"\x1b[S", b"\x1b[2;3r", b"\x1b[4d", b"\x1b[2C", b"\x1b[1D",
     b"\x1b[>1A", b"\x1b[ q", b"\x1b[2J", b"\r", b"\n", b"\x08", b"\t", b"\x0b", b"\x00",
+    b"\x1b[?2026h", b"\x1b[?25;2026l", b"\x1b[?1049h", b"\x1b[?1049l", b"\x1b[?3h", b"\x1b[?1004;7h",
+    b"\x1b[?47;25h", b"\x1b[?1:2;25h",
 ]  # fmt: skip
 
 
@@ -237,6 +239,24 @@ def test_a_prepared_run_does_what_its_calls_do(
         else:
             t.csi_dispatch(*item)
     assert state(prepared) == state(calls)
+
+
+@pytest.mark.parametrize("final", ["h", "l"])
+def test_private_modes_the_prepared_run_leaves_out_do_nothing(final: str) -> None:
+    for mode in [*range(0, 1100), 1900, 2004, 2026, 9001]:
+        seq = f"\x1b[?{mode}{final}".encode()
+        panes = []
+        for _ in range(2):
+            pane = PaneScreen(8, 6)
+            # Each mode modelled would change something: set the other way first.
+            pane.feed(b"ab\x1b[2;5r\x1b[4;3Hc")
+            pane.feed(b"\x1b[?1049h\x1b[?6h" if final == "l" else b"\x1b[?7l\x1b[?25l")
+            panes.append(pane)
+        prepared, calls = panes
+        fn, arg = prepared._screen.prepare_run(_items([seq]))
+        fn(prepared._screen, arg)
+        calls._screen.csi_dispatch(*_items([seq])[0])  # type: ignore[misc]
+        assert state(prepared) == state(calls), seq
 
 
 # -- what the screen calls inert changes nothing ---------------------------------------------

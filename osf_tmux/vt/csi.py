@@ -478,9 +478,17 @@ def _csi_op(call: CsiCall, first: bool) -> Op | None:
     """The operation for one sequence; None when it only clears REP's character."""
     intermediates, params, final = call
     if intermediates == "?":
-        if final == "h" or final == "l":
-            return (_op_call, (_private_h if final == "h" else _private_l, params))
-        return None
+        if final != "h" and final != "l":
+            return None
+        on = final == "h"
+        # Most modes a program sets (synchronized output, bracketed paste, mouse) change
+        # nothing modelled here; the cursor's visibility is the usual one left.
+        modes = [p for p in params if p in _PRIVATE_MODES]
+        if not modes:
+            return None
+        if modes == [25]:
+            return (_op_cursor_visible, on)
+        return (_op_call, (_private_h if on else _private_l, modes))
     if intermediates != "":
         return None
     handler = CSI_PLAIN.get(final)
@@ -504,6 +512,15 @@ def _csi_op(call: CsiCall, first: bool) -> Op | None:
         how = _get(params, 0, 0, 0)
         return (_op_el, how) if how in (0, 1, 2) else None
     return (_op_call, (handler, params))
+
+
+# The private modes TmuxScreen._private_modes acts on.
+_PRIVATE_MODES = frozenset({3, 6, 7, 25, 47, 1047, 1049})
+
+
+def _op_cursor_visible(s: TmuxScreen, on: bool) -> None:
+    s.last = None
+    s.cursor_visible = on
 
 
 def _private_h(s: TmuxScreen, p: list[Param], last: str | None) -> None:
