@@ -332,14 +332,17 @@ def test_the_run_cache_stays_bounded_and_long_runs_are_not_kept() -> None:
 def test_the_text_caches_stay_bounded_and_long_tokens_are_not_kept() -> None:
     from osf_tmux.vt import screen
 
-    pane = PaneScreen(40, 5)
+    pane = PaneScreen(80, 5)
     texts = pane._parser._texts
     for k in range(stream._TEXT_CACHE_SIZE + 100):
-        pane.feed(f"\x1b[H─{k}─\x1b[1m{k}".encode())
+        pane.feed(f"\x1b[H{f'─{k:04}─' * 10}\x1b[1m{k}".encode())
+    # more cells than the narrow cache keeps went through it
+    assert (stream._TEXT_CACHE_SIZE + 100) * 60 > screen._NARROW_CELLS_MAX
     assert 0 < len(texts) <= stream._TEXT_CACHE_SIZE
-    assert 0 < len(screen._NARROW_TEXTS) <= screen._NARROW_TEXTS_MAX
+    kept = sum(map(len, screen._NARROW_CELLS))
+    assert 0 < kept == screen._narrow_cells_kept <= screen._NARROW_CELLS_MAX
     long_token = "─" * max(stream._TEXT_CACHE_BYTES // 3 + 1, screen._NARROW_TEXT_LEN + 1)
     pane.feed(f"\x1b[H{long_token}".encode())
     assert long_token.encode() not in texts
-    assert long_token not in screen._NARROW_TEXTS
-    assert pane.snapshot().rows[0] == "─" * 40
+    assert long_token not in screen._NARROW_CELLS
+    assert pane.snapshot().rows[0] == "─" * 80

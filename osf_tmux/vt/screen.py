@@ -36,27 +36,34 @@ INERT_CSI = rb"\x1b\[[\x3c-\x3f]?[\x30-\x3b]*[\x20-\x2f]*m"
 # a run of text is checked in one set operation; bounded, hostile input cannot grow it forever.
 _NARROW = {chr(c) for c in range(0x20, 0x7F)}
 _NARROW_MAX = 1 << 16
-# Whole runs of text found narrow: a row redrawn every frame (a border, a footer) is checked
-# once, by its hash, not character by character. Bounded; a full set starts again.
-_NARROW_TEXTS: set[str] = set()
-_NARROW_TEXTS_MAX = 512
+# Whole runs of text found narrow, as the cells they fill: a row redrawn every frame (a
+# border, a footer) is checked once, by its hash, and goes into the grid without making a new
+# string for each character again. Bounded by the cells kept; a full cache starts again.
+_NARROW_CELLS: dict[str, tuple[str, ...]] = {}
+_NARROW_CELLS_MAX = 1 << 14
 _NARROW_TEXT_LEN = 1024
+_narrow_cells_kept = 0
 # Text cut into its ASCII and other runs (tmux prints the two differently).
 _RUNS = re.compile(r"[\x20-\x7e]+|[^\x20-\x7e]+")
 
 
-def _all_narrow(text: str) -> bool:
+def _narrow_cells(text: str) -> tuple[str, ...] | None:
+    """The cells of text whose every character takes one cell; None when one does not."""
+    global _narrow_cells_kept
     if not _NARROW.issuperset(text):
         for ch in set(text).difference(_NARROW):
             if char_width(ch) != 1:
-                return False
+                return None
             if len(_NARROW) < _NARROW_MAX:
                 _NARROW.add(ch)
+    cells = tuple(text)
     if len(text) <= _NARROW_TEXT_LEN:
-        if len(_NARROW_TEXTS) >= _NARROW_TEXTS_MAX:
-            _NARROW_TEXTS.clear()
-        _NARROW_TEXTS.add(text)
-    return True
+        if _narrow_cells_kept + len(text) > _NARROW_CELLS_MAX:
+            _NARROW_CELLS.clear()
+            _narrow_cells_kept = 0
+        _NARROW_CELLS[text] = cells
+        _narrow_cells_kept += len(text)
+    return cells
 
 
 class TmuxScreen:
@@ -147,11 +154,12 @@ class TmuxScreen:
         if text.isascii():
             self.print_ascii(text)
             return
+        cells = _NARROW_CELLS.get(text)
         if (
             not self.mode_wrap
             or self.mode_insert
             or self.zwj_pending
-            or not (text in _NARROW_TEXTS or _all_narrow(text))
+            or (cells is None and (cells := _narrow_cells(text)) is None)
         ):
             for run in _RUNS.findall(text):
                 if run[0] < "\x7f":
@@ -164,7 +172,7 @@ class TmuxScreen:
         if end <= self.cols:  # the usual case: it fits the row (so no pending wrap either)
             line = self.grid.lines[self.cy]
             if PAD not in line[cx : end + 1]:
-                line[cx:end] = text
+                line[cx:end] = cells
                 self.grid.text[self.cy] = None
                 self.cx = end
                 self.last = text[-1] if text[-1] < "\x7f" else None
@@ -190,7 +198,7 @@ class TmuxScreen:
                     else:
                         self._narrow_run(run)
             else:
-                line[cx:end] = text[pos : pos + k]
+                line[cx:end] = cells[pos : pos + k]
                 grid.text[self.cy] = None
                 self.cx = end
             pos += k
