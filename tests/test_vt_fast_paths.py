@@ -62,6 +62,10 @@ CASES = [
     # ZWJ held back, then mixed text; combining marks; insert mode and no wrap with mixed text
     "a\u200d".encode() + b"b\xe2\x94\x80c\xcc\x81d",
     b"\x1b[4h" + WIDE + b"ab\xe2\x94\x80c\x1b[4l" + b"\x1b[?7l" + b"\xe2\x94\x80x" * 9,
+    # ASCII without autowrap over wide characters: onto the first half of one, up to the last
+    # column and past it, from the pending column
+    WIDE * 6 + b"\x1b[?7l\x1b[1;3Hx\x1b[1;6Hab\x1b[1;9Hcdefgh\r\n" + WIDE * 6 + b"\x1b[2;10Hij",
+    b"abcdefghijkl\x1b[?7lmn\x1b[1;11Hopq\r\x1b[4Crs\x1b[?7h\x1b[1;12Ht\x1b[?7luv",
     # C0 inside CSI, CAN/SUB in the middle of text and of sequences, DEL, ESC finals
     b"ab\x1b[2\nC\x1b[1\x18mcd\x1a\x1b[0\x1bmef\x7fg\x1b7h\x1b8i\x1bMj\x1bDk\x1bEl\x1b\\m\x1bc",
     # OSC by BEL and by ESC, APC, DCS, overlong and malformed CSI

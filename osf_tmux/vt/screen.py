@@ -112,6 +112,8 @@ class TmuxScreen:
     def print_ascii(self, text: str) -> None:
         self.last = text[-1]
         if not self.mode_wrap or self.mode_insert:
+            if not self.mode_insert and self._print_ascii_nowrap(text):
+                return
             cell = self._cell
             for ch in text:
                 cell(ch, 1)
@@ -146,6 +148,28 @@ class TmuxScreen:
             grid.text[self.cy] = None
             self.cx = cx + k
             pos += k
+
+    def _print_ascii_nowrap(self, text: str) -> bool:
+        """ASCII without autowrap, as _cell would print it character by character, when no
+        wide character is in the way: the cursor stops at the last column, where each
+        character left overwrites the one before. False (nothing done) otherwise."""
+        cols = self.cols
+        cx = self.cx
+        if cx >= cols:
+            return True  # past the last column (wrap turned off while pending): all dropped
+        n = len(text)
+        end = min(cx + n, cols - 1)
+        line = self.grid.lines[self.cy]
+        if PAD in line[cx : end + 1]:
+            return False
+        if cx + n <= cols - 1:
+            line[cx:end] = text
+        else:
+            line[cx:end] = text[: end - cx]
+            line[end] = text[-1]
+        self.grid.text[self.cy] = None
+        self.cx = end
+        return True
 
     def print_run(self, text: str) -> None:
         """Printable text, ASCII and not, as print_ascii and print_text would print its runs.
