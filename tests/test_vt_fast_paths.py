@@ -75,6 +75,8 @@ CASES = [
     b"\x1b[3;4H\x1b[0mab\x1b[K\x1b[1A\x1b[2K\x1b[G\r\n\x1b[38;5;174m\xe2\x9c\xbb\x1b[39m x",
     # prepared runs: a live area erased upwards (past the top), from the pending-wrap column
     b"abcdefghijkl" * 5 + b"\x1b[2K" + b"\x1b[1A\x1b[2K" * 7 + b"\x1b[Gz",
+    b"abcdefghijkl" * 4 + b"\x1b[2K\x1b[1A" * 2 + b"z",
+    b"\x1b[2;1Habcdefghijkl" + b"\x1b[2K\x1b[1B" * 2 + b"y",
     b"\x1b[5;1Habcdefghijkl\x1b[2K\x1b[2A\x1b[2K\x1b[2A\x1b[2K\x1b[0K\x1b[1A\x1b[1Kq",
     # ... downwards (past the bottom), with a zero and a sub-parameter count, then back up
     b"row1\r\nrow2\r\nrow3\x1b[H" + b"\x1b[2K\x1b[1B" * 6 + b"\x1b[2K\x1b[0B\x1b[2K\x1b[1:2B\x1b[9A",

@@ -368,7 +368,8 @@ def _op_down(s: TmuxScreen, n: int) -> None:
 def _op_column(s: TmuxScreen, x: int) -> None:
     # HPA/CHA: the row is kept, so origin mode plays no part.
     s.last = None
-    s.cx = min(x, s.cols - 1)
+    cols = s.cols
+    s.cx = x if x < cols else cols - 1
 
 
 def _op_cup(s: TmuxScreen, arg: tuple[int, int]) -> None:
@@ -377,25 +378,32 @@ def _op_cup(s: TmuxScreen, arg: tuple[int, int]) -> None:
     if s.mode_origin:
         s._move(x, y, origin=True)
     else:
-        s.cx = min(x, s.cols - 1)
-        s.cy = min(y, s.rows - 1)
+        cols, rows = s.cols, s.rows
+        s.cx = x if x < cols else cols - 1
+        s.cy = y if y < rows else rows - 1
 
 
 def _op_el(s: TmuxScreen, how: int) -> None:
+    """EL 0 (to the end of the row) and 1 (to the cursor, inclusive)."""
     s.last = None
     cols = s.cols
     if how == 0:
         start, end = s.cx, cols
-    elif how == 1:
-        start, end = 0, min(s.cx + 1, cols)
-    elif how == 2:
-        start, end = 0, cols
     else:
-        return
+        start, end = 0, min(s.cx + 1, cols)
     if start < end:
         line = s.grid.lines[s.cy]
         line[start:end] = [BLANK] * (end - start)
         s.grid.text[s.cy] = None
+
+
+def _op_el2(s: TmuxScreen, arg: None) -> None:
+    """EL 2: the whole row, wherever the cursor is."""
+    s.last = None
+    cols = s.cols
+    cy = s.cy
+    s.grid.lines[cy][0:cols] = [BLANK] * cols
+    s.grid.text[cy] = None
 
 
 def _op_erase_up(s: TmuxScreen, arg: tuple[int, int]) -> None:
@@ -510,7 +518,9 @@ def _csi_op(call: CsiCall, first: bool) -> Op | None:
         return None if row == -1 or col == -1 else (_op_cup, (col - 1, row - 1))
     if handler is _el:
         how = _get(params, 0, 0, 0)
-        return (_op_el, how) if how in (0, 1, 2) else None
+        if how == 2:
+            return (_op_el2, None)
+        return (_op_el, how) if how in (0, 1) else None
     return (_op_call, (handler, params))
 
 
@@ -546,10 +556,10 @@ def _fused(ops: list[Op]) -> list[Op]:
         if fn in _CURSOR_ONLY and pair is not None and pair[0] is _op_cup:
             i += 1
             continue
-        if fn is _op_el and arg == 2 and pair is not None and pair[0] in (_op_up, _op_down):
+        if fn is _op_el2 and pair is not None and pair[0] in (_op_up, _op_down):
             move, step = pair
             k = 1
-            while ops[i + 2 * k : i + 2 * k + 2] == [(_op_el, 2), pair]:
+            while ops[i + 2 * k : i + 2 * k + 2] == [(_op_el2, None), pair]:
                 k += 1
             out.append((_op_erase_up if move is _op_up else _op_erase_down, (step, k)))
             i += 2 * k

@@ -210,8 +210,9 @@ class Parser:
         runs = self._runs
         texts = self._texts
         print_run = t.print_run
+        state = self.state  # only _step changes it
         while i < n:
-            if self.state == GROUND:
+            if state == GROUND:
                 b = data[i]
                 if 0x20 <= b < 0x7F or b >= 0x80:
                     m = text_match(data, i)
@@ -253,6 +254,7 @@ class Parser:
                         i = m.end()
                         continue
             self._step(data[i])
+            state = self.state
             i += 1
 
     def _text(self, raw: bytes) -> None:
