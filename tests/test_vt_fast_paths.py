@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from osf_tmux.vt import stream
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.screen import INERT_CSI, TmuxScreen
-from osf_tmux.vt import stream
 from osf_tmux.vt.stream import Parser
 from tests.screen_digests import offsets, size_of, state
 
@@ -79,7 +79,9 @@ CASES = [
     b"\x1b[2;1Habcdefghijkl" + b"\x1b[2K\x1b[1B" * 2 + b"y",
     b"\x1b[5;1Habcdefghijkl\x1b[2K\x1b[2A\x1b[2K\x1b[2A\x1b[2K\x1b[0K\x1b[1A\x1b[1Kq",
     # ... downwards (past the bottom), with a zero and a sub-parameter count, then back up
-    b"row1\r\nrow2\r\nrow3\x1b[H" + b"\x1b[2K\x1b[1B" * 6 + b"\x1b[2K\x1b[0B\x1b[2K\x1b[1:2B\x1b[9A",
+    b"row1\r\nrow2\r\nrow3\x1b[H"
+    + b"\x1b[2K\x1b[1B" * 6
+    + b"\x1b[2K\x1b[0B\x1b[2K\x1b[1:2B\x1b[9Az",
     # ... inside, above and below a scroll region, and in origin mode
     b"abc\r\ndef\r\nghi\r\njkl\r\nmno\x1b[2;3r\x1b[3;1H" + b"\x1b[2K\x1b[1A" * 4 + b"x",
     b"abc\r\ndef\r\nghi\r\njkl\r\nmno\x1b[3;4r\x1b[2;1H" + b"\x1b[2K\x1b[1B" * 4 + b"y"
@@ -190,8 +192,8 @@ RUN_PIECES = [
     b"\x1b[1:2H", b"\x1b[2b", b"\x1b[0m", b"\x1b[?7l", b"\x1b[?6h", b"\x1b[?6l", b"\x1b[?25l",
     b"\x1b[1:2A", b"\x1b[2@", b"\x1b[S", b"\x1b[2;3r", b"\x1b[4d", b"\x1b[2C", b"\x1b[1D",
     b"\x1b[>1A", b"\x1b[ q", b"\x1b[2J", b"\r", b"\n", b"\x08", b"\t", b"\x0b", b"\x00",
-    b"\x1b[?2026h", b"\x1b[?25;2026l", b"\x1b[?1049h", b"\x1b[?1049l", b"\x1b[?3h", b"\x1b[?1004;7h",
-    b"\x1b[?47;25h", b"\x1b[?1:2;25h",
+    b"\x1b[?2026h", b"\x1b[?25;2026l", b"\x1b[?1049h", b"\x1b[?1049l", b"\x1b[?3h",
+    b"\x1b[?1004;7h", b"\x1b[?47;25h", b"\x1b[?1:2;25h",
 ]  # fmt: skip
 
 

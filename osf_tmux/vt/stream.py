@@ -18,9 +18,10 @@ Mirrored from tmux because the oracle is tmux, not a spec:
 
 Fast paths, in the ground state: text, a run of complete CSI sequences and C0 controls (with
 the text right after it), an OSC ended by BEL, each one regex match; the terminal prepares a
-run's calls once per distinct run. Text may have sequences the terminal declares inert inside (SGR around every
-word): they are taken out and the text goes to the terminal in one piece when it decodes;
-otherwise each piece goes as the state machine would send it. Everything else (an incomplete
+run's calls once per distinct run, and a text token is decoded once per distinct token. Text
+may have sequences the terminal declares inert inside (SGR around every word): they are taken
+out and the text goes to the terminal in one piece when it decodes; otherwise each piece goes
+as the state machine would send it. Everything else (an incomplete
 sequence at the end of a feed, CAN/SUB, DEL, other strings and escapes, malformed sequences)
 steps the byte state machine, so a sequence split across feeds ends in the same place as an
 unsplit one."""
@@ -60,7 +61,8 @@ def _patterns(inert: bytes) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
     sequences and C0 controls and, as a second group, the text right after them, so that the
     usual `newline, move, colours, text` takes one match."""
     text = rb"%(t)s+(?:(?:%(i)s)+%(t)s+)*" % {b"t": _TEXT_BYTE, b"i": inert}
-    csi = rb"((?:%(csi)s|%(c0)s)+)(%(text)s)?" % {b"csi": _CSI_BYTES, b"c0": _C0_BYTE, b"text": text}
+    parts = {b"csi": _CSI_BYTES, b"c0": _C0_BYTE, b"text": text}
+    csi = rb"((?:%(csi)s|%(c0)s)+)(%(text)s)?" % parts
     return re.compile(text), re.compile(csi)
 
 
