@@ -97,6 +97,11 @@ CASES = [
     # C0 in a run with a half-read UTF-8 character before it; a known token after a half one
     b"ab\r\xe4\xb8\x1b[1A\x1b[2K\nab\xe4\xb8\x1b[2Kab\xe4\x1b[0m\x1b[1Bab",
     b"a\xe4\xb8\x1b[1A\n\x80b\xe4\xb8\r\x80c\xe4\xb8\x1b[2K\x80d\xe4\x1b[0m\x1b[1B\xb8\x80",
+    # OSCs in a run: titles (one refused: not UTF-8), hyperlinks; REP after one; an OSC's BEL
+    # does not cancel a half-read character, a C0 control does
+    b"ab\x1b]8;;\x07\r\r\n\x1b[2K\x1b]0;t\xc3\xa9\x07c\x1b]8;;\x07\x1b[2bd\x1b]2;\xff\x07\x1b]2;u\x07",
+    b"c\x1b]8;;\x07\x1b[2b\xe4\xb8\x1b]8;;\x07\x80d",
+    b"\xe4\xb8\x1b]8;;\x07\r\x80e\xe4\x1b]0;x\x1b\\\xb8\x80f",
     # private modes in a run: alternate screen, wrap off, origin on, then moves
     b"main\x1b[?1049h\x1b[2K\x1b[1Aalt\x1b[?7l\x1b[?6h\x1b[G\x1b[2Kabcdefghijklmnop\x1b[?1049l\x1b[2K",
 ]
@@ -193,16 +198,19 @@ RUN_PIECES = [
     b"\x1b[1:2A", b"\x1b[2@", b"\x1b[S", b"\x1b[2;3r", b"\x1b[4d", b"\x1b[2C", b"\x1b[1D",
     b"\x1b[>1A", b"\x1b[ q", b"\x1b[2J", b"\r", b"\n", b"\x08", b"\t", b"\x0b", b"\x00",
     b"\x1b[?2026h", b"\x1b[?25;2026l", b"\x1b[?1049h", b"\x1b[?1049l", b"\x1b[?3h",
-    b"\x1b[?1004;7h", b"\x1b[?47;25h", b"\x1b[?1:2;25h",
+    b"\x1b[?1004;7h", b"\x1b[?47;25h", b"\x1b[?1:2;25h", b"\x1b]0;t\x07", b"\x1b]8;;\x07",
+    b"\x1b]2;t\xc3\xa9\x07", b"\x1b]2;\xff\x07", b"\x1b]22;\x07",
 ]  # fmt: skip
 
 
-def _items(pieces: list[bytes]) -> tuple[stream.CsiCall | int | None, ...]:
+def _items(pieces: list[bytes]) -> stream.CsiRun:
     inert = re.compile(INERT_CSI)
-    items: list[stream.CsiCall | int | None] = []
+    items: list[stream.CsiCall | int | bytes | None] = []
     for piece in pieces:
         if len(piece) == 1:
             items.append(piece[0])
+        elif piece.startswith(b"\x1b]"):
+            items.append(piece[2:-1])
         else:
             items.append(None if inert.fullmatch(piece) else Parser._parse_csi(piece))
     return tuple(items)
@@ -244,6 +252,8 @@ def test_a_prepared_run_does_what_its_calls_do(
             t.swallowed()
         elif isinstance(item, int):
             t.execute(item)
+        elif isinstance(item, bytes):
+            t.osc_dispatch(item)
         else:
             t.csi_dispatch(*item)
     assert state(prepared) == state(calls)
@@ -323,6 +333,18 @@ def test_a_capture_of_each_folder_equals_the_state_machine(folder: Path) -> None
 def test_every_capture_equals_the_state_machine_at_every_read(folder: Path) -> None:
     for capture in sorted(folder.glob("*.bytes")):
         _compare_capture(capture)
+
+
+def test_an_osc_too_long_to_keep_does_nothing_in_a_run() -> None:
+    # tmux discards it without a trace: REP's character survives it, even across feeds.
+    osc = b"\x1b]0;" + b"x" * stream.MAX_STRING + b"\x07"
+    for chunks in ([b"ab" + osc + b"\x1b[2b"], [b"ab" + osc, b"\x1b[2b"], [b"ab", osc + b"c"]):
+        assert fed(chunks) == fed(chunks, slow=True)
+    pane = PaneScreen(12, 5)
+    pane.feed(b"ab" + osc)
+    pane.feed(b"\x1b[2b")
+    assert pane.snapshot().rows[0] == "abbb"
+    assert pane.snapshot().title == ""
 
 
 def test_the_run_cache_stays_bounded_and_long_runs_are_not_kept() -> None:

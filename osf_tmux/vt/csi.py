@@ -1,5 +1,6 @@
 """tmux's input_csi_dispatch for TmuxScreen: one handler per CSI final byte, and runs of
-sequences (with the C0 controls between them) prepared once into operations on the screen.
+sequences (with the OSCs and C0 controls between them) prepared once into operations on the
+screen.
 
 A run a program sends again and again (`ESC[2K ESC[1A` x N to erase a live area, `\\r\\n` and a
 cursor move before text) is prepared once per distinct run (the parser keeps it): parameters
@@ -338,6 +339,10 @@ def _op_clear_last(s: TmuxScreen, arg: None) -> None:
     s.last = None
 
 
+def _op_nothing(s: TmuxScreen, arg: None) -> None:
+    pass
+
+
 def _op_seq(s: TmuxScreen, ops: tuple[Op, ...]) -> None:
     for fn, arg in ops:
         fn(s, arg)
@@ -467,6 +472,10 @@ def _op_execute(s: TmuxScreen, code: int) -> None:
     s.execute(code)
 
 
+def _op_osc(s: TmuxScreen, body: bytes) -> None:
+    s.osc_dispatch(body)
+
+
 def _control_op(code: int) -> Op:
     if code == 0x0D:
         return (_op_cr, None)
@@ -575,9 +584,9 @@ def _fused(ops: list[Op]) -> list[Op]:
     return out
 
 
-def prepare_run(items: Sequence[CsiCall | int | None]) -> PreparedRun:
+def prepare_run(items: Sequence[CsiCall | int | bytes | None]) -> PreparedRun:
     """One operation doing what the run's calls do in order: csi_dispatch for a CsiCall,
-    execute for a C0 control's code, swallowed for None."""
+    execute for a C0 control's code, osc_dispatch for an OSC's body, swallowed for None."""
     ops: list[Op] = []
     for index, item in enumerate(items):
         if item is None:
@@ -585,12 +594,16 @@ def prepare_run(items: Sequence[CsiCall | int | None]) -> PreparedRun:
         if isinstance(item, int):
             ops.append(_control_op(item))
             continue
+        if isinstance(item, bytes):
+            ops.append((_op_osc, item))
+            continue
         op = _csi_op(item, first=index == 0)
         if op is not None:
             ops.append(op)
     ops = _fused(ops)
     if not ops:
-        return (_op_clear_last, None)
+        # No call at all (only OSCs too long to keep) leaves even REP's character alone.
+        return (_op_clear_last, None) if items else (_op_nothing, None)
     if len(ops) == 1:
         return ops[0]
     return (_op_seq, tuple(ops))

@@ -48,7 +48,8 @@ _CSI = re.compile(rb"\x1b\[([\x3c-\x3f]?)([\x30-\x3b]*)([\x20-\x2f]*)([\x40-\x7e
 _TEXT_BYTE = rb"[\x20-\x7e\x80-\xff]"
 # A C0 control the ground state executes (CAN and SUB abort, ESC starts a sequence).
 _C0_BYTE = rb"[\x00-\x17\x19\x1c-\x1f]"
-_HAS_C0 = re.compile(_C0_BYTE)
+# An OSC ended by BEL (one ended by ESC takes the state machine).
+_OSC_BEL_BYTES = rb"\x1b\][\x20-\xff]*\x07"
 # What a text token is made of, in the order the state machine would see it.
 _PIECE = re.compile(rb"([\x20-\x7e]+)|([\x80-\xff]+)|\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 
@@ -58,18 +59,17 @@ def _patterns(inert: bytes) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
 
     Text: printable bytes with inert sequences between them (never at the end, so that a
     sequence after the text still clears REP's character in its turn). Run: complete CSI
-    sequences and C0 controls and, as a second group, the text right after them, so that the
-    usual `newline, move, colours, text` takes one match."""
+    sequences, OSCs ended by BEL and C0 controls and, as a second group, the text right after
+    them, so that the usual `newline, move, colours, text` takes one match."""
     text = rb"%(t)s+(?:(?:%(i)s)+%(t)s+)*" % {b"t": _TEXT_BYTE, b"i": inert}
-    parts = {b"csi": _CSI_BYTES, b"c0": _C0_BYTE, b"text": text}
-    csi = rb"((?:%(csi)s|%(c0)s)+)(%(text)s)?" % parts
+    parts = {b"csi": _CSI_BYTES, b"osc": _OSC_BEL_BYTES, b"c0": _C0_BYTE, b"text": text}
+    csi = rb"((?:%(csi)s|%(osc)s|%(c0)s)+)(%(text)s)?" % parts
     return re.compile(text), re.compile(csi)
 
 
 # Without a terminal's inert sequences, none is: text is printable bytes only.
 _NOTHING = rb"(?!)"
 _pattern_cache: dict[bytes, tuple[re.Pattern[bytes], re.Pattern[bytes]]] = {}
-_OSC_BEL = re.compile(rb"\x1b\]([\x20-\xff]*)\x07")
 
 # Parser states (tmux's names).
 GROUND = 0
@@ -92,8 +92,9 @@ CONSUME_ST = 16
 
 # Parsed CSI sequences by their bytes; bounded so hostile input cannot grow it without limit.
 CsiCall = tuple[str, list[Param], str]
-# A run's calls in order: a CSI's, a C0 control's code (execute), None (swallowed).
-CsiRun = tuple[CsiCall | int | None, ...]
+# A run's calls in order: a CSI's, a C0 control's code (execute), an OSC's body (osc_dispatch),
+# None (swallowed).
+CsiRun = tuple[CsiCall | int | bytes | None, ...]
 # What a terminal makes of a run, once: (function, argument), called function(terminal, argument).
 PreparedRun = tuple[Callable[[Any, Any], None], Any]
 _csi_cache: dict[bytes, CsiCall | None] = {}
@@ -109,9 +110,9 @@ _RUN_CACHE_BYTES = 256
 # again and again (borders, footers), and the same str each time lets the terminal's checks on
 # it hit a cache. Bounded like the runs.
 _text_caches: dict[bytes, dict[bytes, str]] = {}
-_TEXT_CACHE_SIZE = 512
-_TEXT_CACHE_BYTES = 1024
-_RUN_ITEM = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]|" + _C0_BYTE)
+_TEXT_CACHE_SIZE = 256
+_TEXT_CACHE_BYTES = 4096
+_RUN_ITEM = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]|" + _OSC_BEL_BYTES + b"|" + _C0_BYTE)
 
 _C0_EXECUTED = frozenset(range(0x00, 0x18)) | {0x19} | frozenset(range(0x1C, 0x20))
 
@@ -150,8 +151,9 @@ class Terminal(Protocol):
         """A sequence that does nothing; several in a row may come as one call."""
 
     def prepare_run(self, items: CsiRun) -> PreparedRun:
-        """What calling, in order, csi_dispatch for each CsiCall, execute for each int and
-        swallowed for each None does, as (function, argument) for function(terminal, argument).
+        """What calling, in order, csi_dispatch for each CsiCall, execute for each int,
+        osc_dispatch for each bytes and swallowed for each None does (nothing for no items),
+        as (function, argument) for function(terminal, argument).
         Kept and used for every terminal of the same class: it may not hold this one."""
 
 
@@ -208,7 +210,6 @@ class Parser:
         i = 0
         text_match = self._text_re.match
         run_match = self._csi_re.match
-        osc = _OSC_BEL.match
         runs = self._runs
         texts = self._texts
         print_run = t.print_run
@@ -238,22 +239,14 @@ class Parser:
                         if run is None:
                             run = self._prepare_run(key)
                         run[0](t, run[1])
-                        if self._u8_size and _HAS_C0.search(key):
-                            self.reset_utf8()  # a C0 control cancels a half-read character
+                        if self._u8_size and self._run_resets_utf8(key):
+                            self.reset_utf8()
                         if raw is not None:
                             text = texts.get(raw)
                             if text is not None and not self._u8_size:
                                 print_run(text)
                             else:
                                 self._text(raw)
-                        continue
-                if b == 0x1B:
-                    m = osc(data, i)
-                    if m is not None:
-                        body = m.group(1)
-                        if len(body) <= MAX_STRING:
-                            t.osc_dispatch(body)
-                        i = m.end()
                         continue
             self._step(data[i])
             state = self.state
@@ -367,13 +360,23 @@ class Parser:
         else:
             self._params.append(b)
 
+    @staticmethod
+    def _run_resets_utf8(seq: bytes) -> bool:
+        """A C0 control cancels a half-read character; sequences (an OSC's BEL too) do not."""
+        return any(len(one) == 1 for one in _RUN_ITEM.findall(seq))
+
     def _prepare_run(self, seq: bytes) -> PreparedRun:
-        """A run of complete CSI sequences and C0 controls, as the terminal prepares the calls
-        it makes (None for swallowed(), once for inert and dropped sequences in a row)."""
-        calls: list[CsiCall | int | None] = []
+        """A run of complete CSI sequences, OSCs and C0 controls, as the terminal prepares the
+        calls it makes (None for swallowed(), once for inert and dropped sequences in a row;
+        nothing for an OSC too long to keep, as tmux discards it)."""
+        calls: list[CsiCall | int | bytes | None] = []
         for one in _RUN_ITEM.findall(seq):
             if len(one) == 1:
                 calls.append(one[0])
+                continue
+            if one[1] == 0x5D:  # ESC ]
+                if len(one) - 3 <= MAX_STRING:
+                    calls.append(one[2:-1])
                 continue
             parsed = _csi_cache.get(one, _UNPARSED)
             if parsed is _UNPARSED:
