@@ -565,6 +565,9 @@ def _fused(ops: list[Op]) -> list[Op]:
         if fn in _CURSOR_ONLY and pair is not None and pair[0] is _op_cup:
             i += 1
             continue
+        if fn is _op_cr and pair == (_op_cr, None):
+            i += 1  # CR CR: the second does all the first did (`\r\r\n` newlines)
+            continue
         if fn is _op_el2 and pair is not None and pair[0] in (_op_up, _op_down):
             move, step = pair
             k = 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections import deque
+from collections.abc import Sequence
 
 from osf_tmux.vt.csi import CSI_PLAIN, prepare_run
 from osf_tmux.vt.grid import BLANK, PAD, Grid, blank_row
@@ -112,7 +113,7 @@ class TmuxScreen:
     def print_ascii(self, text: str) -> None:
         self.last = text[-1]
         if not self.mode_wrap or self.mode_insert:
-            if not self.mode_insert and self._print_ascii_nowrap(text):
+            if not self.mode_insert and self._print_nowrap(text):
                 return
             cell = self._cell
             for ch in text:
@@ -149,9 +150,9 @@ class TmuxScreen:
             self.cx = cx + k
             pos += k
 
-    def _print_ascii_nowrap(self, text: str) -> bool:
-        """ASCII without autowrap, as _cell would print it character by character, when no
-        wide character is in the way: the cursor stops at the last column, where each
+    def _print_nowrap(self, text: Sequence[str]) -> bool:
+        """Characters of one cell each without autowrap, as _cell would print them one by one,
+        when no wide character is in the way: the cursor stops at the last column, where each
         character left overwrites the one before. False (nothing done) otherwise."""
         cols = self.cols
         cx = self.cx
@@ -179,6 +180,13 @@ class TmuxScreen:
             self.print_ascii(text)
             return
         cells = _NARROW_CELLS.get(text)
+        if not self.mode_wrap and not self.mode_insert and not self.zwj_pending:
+            # print_char and print_ascii both print a narrow character with _cell.
+            if cells is None:
+                cells = _narrow_cells(text)
+            if cells is not None and self._print_nowrap(cells):
+                self.last = text[-1] if text[-1] < "\x7f" else None
+                return
         if (
             not self.mode_wrap
             or self.mode_insert
