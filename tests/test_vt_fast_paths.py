@@ -71,7 +71,8 @@ CASES = [
     + b"\x1b[?7l\x1b[1;3H\xe2\x94\x80\x1b[1;6Ha\xe2\x94\x80\x1b[1;9H\xe2\x94\x80" * 3
     + b"b\x1b[2b",
     b"abcdefghijkl\x1b[?7l\xe2\x94\x80\r\x1b[9C\xe2\x94\x80x\xe2\x94\x80\x1b[2b"
-    + "a\u200d".encode() + b"\xe2\x94\x80y",
+    + "a\u200d".encode()
+    + b"\xe2\x94\x80y",
     # C0 inside CSI, CAN/SUB in the middle of text and of sequences, DEL, ESC finals
     b"ab\x1b[2\nC\x1b[1\x18mcd\x1a\x1b[0\x1bmef\x7fg\x1b7h\x1b8i\x1bMj\x1bDk\x1bEl\x1b\\m\x1bc",
     # OSC by BEL and by ESC, APC, DCS, overlong and malformed CSI
