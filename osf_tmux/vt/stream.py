@@ -16,15 +16,14 @@ Mirrored from tmux because the oracle is tmux, not a spec:
   poisons the character; invalid characters are dropped. Printable ASCII and C0 controls cancel
   a half-read character, escape sequences do not.
 
-Fast paths, in the ground state: text, a run of complete CSI sequences and C0 controls (with
-the text right after it), an OSC ended by BEL, each one regex match; the terminal prepares a
+Fast paths, in the ground state: text, and a run of complete CSI sequences, OSCs ended by BEL
+and C0 controls (with the text right after it), each one regex match; the terminal prepares a
 run's calls once per distinct run, and a text token is decoded once per distinct token. Text
 may have sequences the terminal declares inert inside (SGR around every word): they are taken
 out and the text goes to the terminal in one piece when it decodes; otherwise each piece goes
-as the state machine would send it. Everything else (an incomplete
-sequence at the end of a feed, CAN/SUB, DEL, other strings and escapes, malformed sequences)
-steps the byte state machine, so a sequence split across feeds ends in the same place as an
-unsplit one."""
+as the state machine would send it. Everything else (an incomplete sequence at the end of a
+feed, CAN/SUB, DEL, other strings and escapes, malformed sequences) steps the byte state
+machine, so a sequence split across feeds ends in the same place as an unsplit one."""
 
 from __future__ import annotations
 
@@ -100,7 +99,7 @@ PreparedRun = tuple[Callable[[Any, Any], None], Any]
 _csi_cache: dict[bytes, CsiCall | None] = {}
 _CSI_CACHE_SIZE = 4096
 _UNPARSED: CsiCall = ("", [], "")
-# A run of CSI sequences and C0 controls by its bytes, as the terminal prepared it. One cache
+# A run of CSI sequences, OSCs and C0 controls by its bytes, as the terminal prepared it. One cache
 # per kind of terminal. Bounded (hostile input cannot grow it): long runs are not kept, and a
 # full cache starts again (runs change as a program's colours do).
 _run_caches: dict[tuple[type, bytes], dict[bytes, PreparedRun]] = {}
