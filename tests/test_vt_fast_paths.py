@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from osf_tmux.vt import stream
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.screen import INERT_CSI, TmuxScreen
 from osf_tmux.vt.stream import Parser
@@ -61,6 +62,17 @@ CASES = [
     # ZWJ held back, then mixed text; combining marks; insert mode and no wrap with mixed text
     "a\u200d".encode() + b"b\xe2\x94\x80c\xcc\x81d",
     b"\x1b[4h" + WIDE + b"ab\xe2\x94\x80c\x1b[4l" + b"\x1b[?7l" + b"\xe2\x94\x80x" * 9,
+    # ASCII without autowrap over wide characters: onto the first half of one, up to the last
+    # column and past it, from the pending column
+    WIDE * 6 + b"\x1b[?7l\x1b[1;3Hx\x1b[1;6Hab\x1b[1;9Hcdefgh\r\n" + WIDE * 6 + b"\x1b[2;10Hij",
+    b"abcdefghijkl\x1b[?7lmn\x1b[1;11Hopq\r\x1b[4Crs\x1b[?7h\x1b[1;12Ht\x1b[?7luv",
+    # ... and other narrow text, mixed with ASCII; after a ZWJ held back
+    WIDE * 6
+    + b"\x1b[?7l\x1b[1;3H\xe2\x94\x80\x1b[1;6Ha\xe2\x94\x80\x1b[1;9H\xe2\x94\x80" * 3
+    + b"b\x1b[2b",
+    b"abcdefghijkl\x1b[?7l\xe2\x94\x80\r\x1b[9C\xe2\x94\x80x\xe2\x94\x80\x1b[2b"
+    + "a\u200d".encode()
+    + b"\xe2\x94\x80y",
     # C0 inside CSI, CAN/SUB in the middle of text and of sequences, DEL, ESC finals
     b"ab\x1b[2\nC\x1b[1\x18mcd\x1a\x1b[0\x1bmef\x7fg\x1b7h\x1b8i\x1bMj\x1bDk\x1bEl\x1b\\m\x1bc",
     # OSC by BEL and by ESC, APC, DCS, overlong and malformed CSI
@@ -68,6 +80,37 @@ CASES = [
     b"\x1b[" + b"1;" * 30 + b"mf\x1b[99999999999mg\x1b[1;2;3?mh\x1b[1 2mi",
     # cursor moves among the text
     b"\x1b[3;4H\x1b[0mab\x1b[K\x1b[1A\x1b[2K\x1b[G\r\n\x1b[38;5;174m\xe2\x9c\xbb\x1b[39m x",
+    # prepared runs: a live area erased upwards (past the top), from the pending-wrap column
+    b"abcdefghijkl" * 5 + b"\x1b[2K" + b"\x1b[1A\x1b[2K" * 7 + b"\x1b[Gz",
+    b"abcdefghijkl" * 4 + b"\x1b[2K\x1b[1A" * 2 + b"z",
+    b"\x1b[2;1Habcdefghijkl" + b"\x1b[2K\x1b[1B" * 2 + b"y",
+    b"\x1b[5;1Habcdefghijkl\x1b[2K\x1b[2A\x1b[2K\x1b[2A\x1b[2K\x1b[0K\x1b[1A\x1b[1Kq",
+    # ... downwards (past the bottom), with a zero and a sub-parameter count, then back up
+    b"row1\r\nrow2\r\nrow3\x1b[H"
+    + b"\x1b[2K\x1b[1B" * 6
+    + b"\x1b[2K\x1b[0B\x1b[2K\x1b[1:2B\x1b[9Az",
+    # ... inside, above and below a scroll region, and in origin mode
+    b"abc\r\ndef\r\nghi\r\njkl\r\nmno\x1b[2;3r\x1b[3;1H" + b"\x1b[2K\x1b[1A" * 4 + b"x",
+    b"abc\r\ndef\r\nghi\r\njkl\r\nmno\x1b[3;4r\x1b[2;1H" + b"\x1b[2K\x1b[1B" * 4 + b"y"
+    b"\x1b[5;9H" + b"\x1b[2K\x1b[1A" * 3 + b"\x1b[1;1H" + b"\x1b[2K\x1b[1B" * 5 + b"z",
+    b"\x1b[2;4r\x1b[?6h\x1b[2;2Hab\x1b[9;9Hcd\x1b[1A\x1b[2K\x1b[1A\x1b[2K\x1b[3G\x1b[4;1He"
+    b"\x1b[?6l\x1b[5;5H\x1b[2K\x1b[4B\x1b[2K\x1b[4B\x1b[2Kf",
+    # CR LF runs that scroll (whole screen and region), VT and FF, other controls in a run
+    b"a\r\n\r\n\r\n\r\n\r\n\r\nb\x1b[2;3r\x1b[3;1Hc\r\n\r\n\r\nd\x0b\x0c\x1b[Ke\x00\x07\x0ef",
+    b"abcdefghijkl\r\n\r\nx\t\x1b[2Ky\x08\x08\x1b[0Kz\x1b[1@\x1b[2P\x1b[3X\x1b[1;1f!",
+    # a CUP after other moves, REP first in a run and later in it, after controls
+    b"ab\x1b[1A\x1b[3C\r\x1b[2;2H\x1b[3G\x1b[1;1Hc\x1b[3b\x1b[1;5H\x1b[2b\x1b[0m\x1b[2bd\r\x1b[2b",
+    b"ab\x1b[3bcd\x1b[K\x1b[2be\x1b[?25l\x1b[2bf\x1b[1:2b\x1b[2bg\n\x1b[2b",
+    # C0 in a run with a half-read UTF-8 character before it; a known token after a half one
+    b"ab\r\xe4\xb8\x1b[1A\x1b[2K\nab\xe4\xb8\x1b[2Kab\xe4\x1b[0m\x1b[1Bab",
+    b"a\xe4\xb8\x1b[1A\n\x80b\xe4\xb8\r\x80c\xe4\xb8\x1b[2K\x80d\xe4\x1b[0m\x1b[1B\xb8\x80",
+    # OSCs in a run: titles (one refused: not UTF-8), hyperlinks; REP after one; an OSC's BEL
+    # does not cancel a half-read character, a C0 control does
+    b"ab\x1b]8;;\x07\r\r\n\x1b[2K\x1b]0;t\xc3\xa9\x07c\x1b]8;;\x07\x1b[2bd\x1b]2;\xff\x07\x1b]2;u\x07",
+    b"c\x1b]8;;\x07\x1b[2b\xe4\xb8\x1b]8;;\x07\x80d",
+    b"\xe4\xb8\x1b]8;;\x07\r\x80e\xe4\x1b]0;x\x1b\\\xb8\x80f",
+    # private modes in a run: alternate screen, wrap off, origin on, then moves
+    b"main\x1b[?1049h\x1b[2K\x1b[1Aalt\x1b[?7l\x1b[?6h\x1b[G\x1b[2Kabcdefghijklmnop\x1b[?1049l\x1b[2K",
 ]
 
 
@@ -89,6 +132,9 @@ ALPHABET = [
     b"\x1b[2b", b"\x1b[H", b"\x1b[2;3H", b"\x1b[K", b"\x1b[2K", b"\x1b[A", b"\x1b[5G",
     b"\r", b"\n", b"\x08", b"\t", b"\x18", b"\x1a", b"\x7f", b"\x1b", b"[", b"7", b"]",
     b"\x07", b"\x1b]0;t\x07", b"\x1b\\",
+    b"\x1b[2K\x1b[1A", b"\x1b[2K\x1b[1B", b"\x1b[2K\x1b[2A", b"\x1b[3A", b"\x1b[2B", b"\x1b[1:2A",
+    b"\x1b[0K", b"\x1b[1K", b"\x1b[2;4r", b"\x1b[r", b"\x1b[?6h", b"\x1b[?6l", b"\r\n", b"\x1b[G",
+    b"\x1b[3G", b"\x1b[4d", b"\x1b[3;1f", b"\x0b", b"\x0c", b"\x00", b"abcdefghijkl",
 ]  # fmt: skip
 streams = st.lists(st.sampled_from(ALPHABET), max_size=60).map(b"".join)
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -150,6 +196,94 @@ def test_print_run_prints_like_its_runs(
     assert fast.zwj_pending == runs.zwj_pending
 
 
+# -- the screen's half: a prepared run against its calls one by one ----------------------------
+
+RUN_PIECES = [
+    b"\x1b[2K", b"\x1b[1A", b"\x1b[2A", b"\x1b[1B", b"\x1b[3B", b"\x1b[K", b"\x1b[0K", b"\x1b[1K",
+    b"\x1b[3K", b"\x1b[5G", b"\x1b[0G", b"\x1b[3;4H", b"\x1b[H", b"\x1b[9;9H", b"\x1b[;3f",
+    b"\x1b[1:2H", b"\x1b[2b", b"\x1b[0m", b"\x1b[?7l", b"\x1b[?6h", b"\x1b[?6l", b"\x1b[?25l",
+    b"\x1b[1:2A", b"\x1b[2@", b"\x1b[S", b"\x1b[2;3r", b"\x1b[4d", b"\x1b[2C", b"\x1b[1D",
+    b"\x1b[>1A", b"\x1b[ q", b"\x1b[2J", b"\r", b"\n", b"\x08", b"\t", b"\x0b", b"\x00",
+    b"\x1b[?2026h", b"\x1b[?25;2026l", b"\x1b[?1049h", b"\x1b[?1049l", b"\x1b[?3h",
+    b"\x1b[?1004;7h", b"\x1b[?47;25h", b"\x1b[?1:2;25h", b"\x1b]0;t\x07", b"\x1b]8;;\x07",
+    b"\x1b]2;t\xc3\xa9\x07", b"\x1b]2;\xff\x07", b"\x1b]22;\x07",
+]  # fmt: skip
+
+
+def _items(pieces: list[bytes]) -> stream.CsiRun:
+    inert = re.compile(INERT_CSI)
+    items: list[stream.CsiCall | int | bytes | None] = []
+    for piece in pieces:
+        if len(piece) == 1:
+            items.append(piece[0])
+        elif piece.startswith(b"\x1b]"):
+            items.append(piece[2:-1])
+        else:
+            items.append(None if inert.fullmatch(piece) else Parser._parse_csi(piece))
+    return tuple(items)
+
+
+@SETTINGS
+@given(
+    pieces=st.lists(st.sampled_from(RUN_PIECES), min_size=1, max_size=16),
+    x=st.integers(0, 8),
+    y=st.integers(0, 5),
+    region=st.tuples(st.integers(0, 5), st.integers(0, 5)).filter(lambda r: r[0] < r[1]),
+    origin=st.booleans(),
+    last=st.sampled_from([None, "q"]),
+)
+def test_a_prepared_run_does_what_its_calls_do(
+    pieces: list[bytes],
+    x: int,
+    y: int,
+    region: tuple[int, int],
+    origin: bool,
+    last: str | None,
+) -> None:
+    items = _items(pieces)
+    panes = []
+    for _ in range(2):
+        pane = PaneScreen(8, 6)
+        s = pane._screen
+        s.print_text("─界" * 30)  # every row written, wide characters to land on
+        s.cx, s.cy = x, y
+        s.rupper, s.rlower = region
+        s.mode_origin, s.last = origin, last
+        panes.append(pane)
+    prepared, calls = panes
+    fn, arg = prepared._screen.prepare_run(items)
+    fn(prepared._screen, arg)
+    t = calls._screen
+    for item in items:
+        if item is None:
+            t.swallowed()
+        elif isinstance(item, int):
+            t.execute(item)
+        elif isinstance(item, bytes):
+            t.osc_dispatch(item)
+        else:
+            t.csi_dispatch(*item)
+    assert state(prepared) == state(calls)
+
+
+@pytest.mark.parametrize("final", ["h", "l"])
+def test_private_modes_the_prepared_run_leaves_out_do_nothing(final: str) -> None:
+    for mode in [*range(0, 1100), 1900, 2004, 2026, 9001]:
+        seq = f"\x1b[?{mode}{final}".encode()
+        panes = []
+        for _ in range(2):
+            pane = PaneScreen(8, 6)
+            # Each mode modelled would change something: set the other way first.
+            pane.feed(b"ab\x1b[2;5r\x1b[4;3Hc")
+            pane.feed(b"\x1b[?1049h\x1b[?6h" if final == "l" else b"\x1b[?7l\x1b[?25l")
+            panes.append(pane)
+        prepared, calls = panes
+        fn, arg = prepared._screen.prepare_run(_items([seq]))
+        fn(prepared._screen, arg)
+        calls._screen.csi_dispatch(*_items([seq])[0])  # type: ignore[misc]
+        assert state(prepared) == state(calls), seq
+
+
 # -- what the screen calls inert changes nothing ---------------------------------------------
 
 
@@ -208,9 +342,19 @@ def test_every_capture_equals_the_state_machine_at_every_read(folder: Path) -> N
         _compare_capture(capture)
 
 
-def test_the_run_cache_stays_bounded_and_long_runs_are_not_kept() -> None:
-    from osf_tmux.vt import stream
+def test_an_osc_too_long_to_keep_does_nothing_in_a_run() -> None:
+    # tmux discards it without a trace: REP's character survives it, even across feeds.
+    osc = b"\x1b]0;" + b"x" * stream.MAX_STRING + b"\x07"
+    for chunks in ([b"ab" + osc + b"\x1b[2b"], [b"ab" + osc, b"\x1b[2b"], [b"ab", osc + b"c"]):
+        assert fed(chunks) == fed(chunks, slow=True)
+    pane = PaneScreen(12, 5)
+    pane.feed(b"ab" + osc)
+    pane.feed(b"\x1b[2b")
+    assert pane.snapshot().rows[0] == "abbb"
+    assert pane.snapshot().title == ""
 
+
+def test_the_run_cache_stays_bounded_and_long_runs_are_not_kept() -> None:
     pane = PaneScreen(20, 5)
     runs = pane._parser._runs
     for k in range(stream._RUN_CACHE_SIZE + 100):
@@ -220,3 +364,22 @@ def test_the_run_cache_stays_bounded_and_long_runs_are_not_kept() -> None:
     pane.feed(long_run + b"x")
     assert long_run not in runs
     assert pane.snapshot().rows[0].startswith("x")
+
+
+def test_the_text_caches_stay_bounded_and_long_tokens_are_not_kept() -> None:
+    from osf_tmux.vt import screen
+
+    pane = PaneScreen(80, 5)
+    texts = pane._parser._texts
+    for k in range(stream._TEXT_CACHE_SIZE + 100):
+        pane.feed(f"\x1b[H{f'─{k:04}─' * 10}\x1b[1m{k}".encode())
+    # more cells than the narrow cache keeps went through it
+    assert (stream._TEXT_CACHE_SIZE + 100) * 60 > screen._NARROW_CELLS_MAX
+    assert 0 < len(texts) <= stream._TEXT_CACHE_SIZE
+    kept = sum(map(len, screen._NARROW_CELLS))
+    assert 0 < kept == screen._narrow_cells_kept <= screen._NARROW_CELLS_MAX
+    long_token = "─" * max(stream._TEXT_CACHE_BYTES // 3 + 1, screen._NARROW_TEXT_LEN + 1)
+    pane.feed(f"\x1b[H{long_token}".encode())
+    assert long_token.encode() not in texts
+    assert long_token not in screen._NARROW_CELLS
+    assert pane.snapshot().rows[0] == "─" * 80

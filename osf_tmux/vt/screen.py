@@ -15,10 +15,12 @@ from __future__ import annotations
 import contextlib
 import re
 from collections import deque
+from collections.abc import Sequence
 
+from osf_tmux.vt.csi import CSI_PLAIN, prepare_run
 from osf_tmux.vt.grid import BLANK, PAD, Grid, blank_row
 from osf_tmux.vt.resize import resize_grid
-from osf_tmux.vt.stream import Param
+from osf_tmux.vt.stream import CsiRun, Param, PreparedRun
 from osf_tmux.vt.width import char_width
 
 ZWJ = "\u200d"
@@ -35,19 +37,34 @@ INERT_CSI = rb"\x1b\[[\x3c-\x3f]?[\x30-\x3b]*[\x20-\x2f]*m"
 # a run of text is checked in one set operation; bounded, hostile input cannot grow it forever.
 _NARROW = {chr(c) for c in range(0x20, 0x7F)}
 _NARROW_MAX = 1 << 16
+# Whole runs of text found narrow, as the cells they fill: a row redrawn every frame (a
+# border, a footer) is checked once, by its hash, and goes into the grid without making a new
+# string for each character again. Bounded by the cells kept; a full cache starts again.
+_NARROW_CELLS: dict[str, tuple[str, ...]] = {}
+_NARROW_CELLS_MAX = 1 << 14
+_NARROW_TEXT_LEN = 1024
+_narrow_cells_kept = 0
 # Text cut into its ASCII and other runs (tmux prints the two differently).
 _RUNS = re.compile(r"[\x20-\x7e]+|[^\x20-\x7e]+")
 
 
-def _all_narrow(text: str) -> bool:
-    if _NARROW.issuperset(text):
-        return True
-    for ch in set(text).difference(_NARROW):
-        if char_width(ch) != 1:
-            return False
-        if len(_NARROW) < _NARROW_MAX:
-            _NARROW.add(ch)
-    return True
+def _narrow_cells(text: str) -> tuple[str, ...] | None:
+    """The cells of text whose every character takes one cell; None when one does not."""
+    global _narrow_cells_kept
+    if not _NARROW.issuperset(text):
+        for ch in set(text).difference(_NARROW):
+            if char_width(ch) != 1:
+                return None
+            if len(_NARROW) < _NARROW_MAX:
+                _NARROW.add(ch)
+    cells = tuple(text)
+    if len(text) <= _NARROW_TEXT_LEN:
+        if _narrow_cells_kept + len(text) > _NARROW_CELLS_MAX:
+            _NARROW_CELLS.clear()
+            _narrow_cells_kept = 0
+        _NARROW_CELLS[text] = cells
+        _narrow_cells_kept += len(text)
+    return cells
 
 
 class TmuxScreen:
@@ -96,6 +113,8 @@ class TmuxScreen:
     def print_ascii(self, text: str) -> None:
         self.last = text[-1]
         if not self.mode_wrap or self.mode_insert:
+            if not self.mode_insert and self._print_nowrap(text):
+                return
             cell = self._cell
             for ch in text:
                 cell(ch, 1)
@@ -131,6 +150,28 @@ class TmuxScreen:
             self.cx = cx + k
             pos += k
 
+    def _print_nowrap(self, text: Sequence[str]) -> bool:
+        """Characters of one cell each without autowrap, as _cell would print them one by one,
+        when no wide character is in the way: the cursor stops at the last column, where each
+        character left overwrites the one before. False (nothing done) otherwise."""
+        cols = self.cols
+        cx = self.cx
+        if cx >= cols:
+            return True  # past the last column (wrap turned off while pending): all dropped
+        n = len(text)
+        end = min(cx + n, cols - 1)
+        line = self.grid.lines[self.cy]
+        if PAD in line[cx : end + 1]:
+            return False
+        if cx + n <= cols - 1:
+            line[cx:end] = text
+        else:
+            line[cx:end] = text[: end - cx]
+            line[end] = text[-1]
+        self.grid.text[self.cy] = None
+        self.cx = end
+        return True
+
     def print_run(self, text: str) -> None:
         """Printable text, ASCII and not, as print_ascii and print_text would print its runs.
         Where no wide character is near, the two write the same cells: then the text goes in
@@ -138,11 +179,19 @@ class TmuxScreen:
         if text.isascii():
             self.print_ascii(text)
             return
+        cells = _NARROW_CELLS.get(text)
+        if not self.mode_wrap and not self.mode_insert and not self.zwj_pending:
+            # print_char and print_ascii both print a narrow character with _cell.
+            if cells is None:
+                cells = _narrow_cells(text)
+            if cells is not None and self._print_nowrap(cells):
+                self.last = text[-1] if text[-1] < "\x7f" else None
+                return
         if (
             not self.mode_wrap
             or self.mode_insert
             or self.zwj_pending
-            or not (_NARROW.issuperset(text) or _all_narrow(text))
+            or (cells is None and (cells := _narrow_cells(text)) is None)
         ):
             for run in _RUNS.findall(text):
                 if run[0] < "\x7f":
@@ -155,7 +204,7 @@ class TmuxScreen:
         if end <= self.cols:  # the usual case: it fits the row (so no pending wrap either)
             line = self.grid.lines[self.cy]
             if PAD not in line[cx : end + 1]:
-                line[cx:end] = text
+                line[cx:end] = cells
                 self.grid.text[self.cy] = None
                 self.cx = end
                 self.last = text[-1] if text[-1] < "\x7f" else None
@@ -181,7 +230,7 @@ class TmuxScreen:
                     else:
                         self._narrow_run(run)
             else:
-                line[cx:end] = text[pos : pos + k]
+                line[cx:end] = cells[pos : pos + k]
                 grid.text[self.cy] = None
                 self.cx = end
             pos += k
@@ -446,7 +495,7 @@ class TmuxScreen:
         last = self.last
         self.last = None
         if intermediates == "":
-            handler = _CSI_PLAIN.get(final)
+            handler = CSI_PLAIN.get(final)
             if handler is not None:
                 handler(self, params, last)
         elif intermediates == "?":
@@ -454,6 +503,10 @@ class TmuxScreen:
                 self._private_modes(params, True)
             elif final == "l":
                 self._private_modes(params, False)
+
+    @staticmethod
+    def prepare_run(items: CsiRun) -> PreparedRun:
+        return prepare_run(items)
 
     def _move(self, x: int, y: int, origin: bool) -> None:
         """screen_write_cursormove: -1 keeps a coordinate; clamps into the screen."""
@@ -563,312 +616,3 @@ class TmuxScreen:
         self.cx, self.cy = resize_grid(self.grid, history, cols, rows, self.cx, self.cy, reflow)
         self.cols, self.rows = cols, rows
         self.rupper, self.rlower = 0, rows - 1
-
-
-# -- CSI handlers (tmux's input_csi_dispatch), kept in a table to dispatch in one lookup. --
-
-
-def _get(params: list[Param], i: int, minimum: int, default: int) -> int:
-    """input_get: default when missing, -1 for a parameter with sub-parameters."""
-    if i >= len(params):
-        return default
-    p = params[i]
-    if p is None:
-        return default
-    if isinstance(p, str):
-        return -1
-    return max(p, minimum)
-
-
-def _cuu(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n != -1:
-        s._cursor_up(n)
-
-
-def _cud(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n != -1:
-        s._cursor_down(n)
-
-
-def _cuf(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n != -1:
-        cx = min(s.cx, s.cols - 1)
-        s.cx = cx + min(n, s.cols - 1 - cx)
-
-
-def _cub(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n != -1:
-        s.cx -= min(n, s.cx)
-
-
-def _cnl(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n != -1:
-        s.cx = 0
-        s._cursor_down(n)
-
-
-def _cpl(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n != -1:
-        s.cx = 0
-        s._cursor_up(n)
-
-
-def _hpa(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n != -1:
-        s._move(n - 1, -1, origin=True)
-
-
-def _vpa(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n != -1:
-        s._move(-1, n - 1, origin=True)
-
-
-def _cup(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    if len(p) == 2 and not s.mode_origin:
-        row, col = p
-        if type(row) is int and type(col) is int:  # the usual CSI row;col H, inlined
-            s.cx = min(max(col, 1) - 1, s.cols - 1)
-            s.cy = min(max(row, 1) - 1, s.rows - 1)
-            return
-    n = _get(p, 0, 1, 1)
-    m = _get(p, 1, 1, 1)
-    if n != -1 and m != -1:
-        s._move(m - 1, n - 1, origin=True)
-
-
-def _ed(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    how = _get(p, 0, 0, 0)
-    cols, rows = s.cols, s.rows
-    if how == 0:
-        if s.cx < cols:
-            s._clear_cells(s.cy, s.cx, cols)
-        s._clear_lines(s.cy + 1, rows)
-    elif how == 1:
-        s._clear_lines(0, s.cy)
-        s._clear_cells(s.cy, 0, min(s.cx + 1, cols))
-    elif how == 2:
-        s._clear_lines(0, rows)
-    elif how == 3 and _get(p, 1, 0, 0) == 0:
-        s.history.clear()  # scrollback only: the visible screen stays
-
-
-def _el(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    how = _get(p, 0, 0, 0)
-    cols = s.cols
-    if how == 0:
-        if s.cx < cols:
-            s._clear_cells(s.cy, s.cx, cols)
-    elif how == 1:
-        s._clear_cells(s.cy, 0, min(s.cx + 1, cols))
-    elif how == 2:
-        s._clear_cells(s.cy, 0, cols)
-
-
-def _il(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n == -1:
-        return
-    if s.rupper <= s.cy <= s.rlower:
-        for _ in range(min(n, s.rlower + 1 - s.cy)):
-            s._scroll_down(s.cy, s.rlower)
-        return
-    # Outside the region tmux 3.3a only moves rows (grid_move_lines): the rows that fit move
-    # down by n, the source rows left uncovered are emptied, the rows between keep their text
-    # and nothing happens when no row fits (measured; tmux's own clear is a no-op here).
-    cy, grid = s.cy, s.grid
-    n = min(n, s.rows - cy)
-    count = s.rows - cy - n
-    if count <= 0:
-        return
-    src, dst = slice(cy, cy + count), slice(cy + n, cy + n + count)
-    grid.lines[dst], grid.wrapped[dst], grid.text[dst] = (
-        grid.lines[src],
-        grid.wrapped[src],
-        grid.text[src],
-    )
-    for y in range(cy, min(cy + count, cy + n)):
-        grid.lines[y] = blank_row(s.cols)
-        grid.wrapped[y] = False
-        grid.text[y] = None
-
-
-def _dl(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n == -1:
-        return
-    bottom = s.rows - 1 if s.cy < s.rupper or s.cy > s.rlower else s.rlower
-    n = min(n, bottom + 1 - s.cy)
-    for _ in range(n):
-        grid = s.grid
-        del grid.lines[s.cy], grid.wrapped[s.cy], grid.text[s.cy]
-        grid.lines.insert(bottom, blank_row(s.cols))
-        grid.wrapped.insert(bottom, False)
-        grid.text.insert(bottom, None)
-
-
-def _ich(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n != -1 and s.cx < s.cols:
-        s._insert_cells(s.cx, s.cy, n)
-
-
-def _dch(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    cols = s.cols
-    if n == -1 or s.cx >= cols:
-        return
-    n = min(n, cols - s.cx)
-    line = s.grid.lines[s.cy]
-    del line[s.cx : s.cx + n]
-    line.extend([BLANK] * n)
-    s.grid.text[s.cy] = None
-
-
-def _ech(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n != -1 and s.cx < s.cols:
-        s._clear_cells(s.cy, s.cx, min(s.cols, s.cx + n))
-
-
-def _su(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n != -1:
-        for _ in range(min(n, s.rlower - s.rupper + 1)):
-            s._scroll_up(s.rupper, s.rlower)
-
-
-def _sd(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n != -1:
-        for _ in range(min(n, s.rlower - s.rupper + 1)):
-            s._scroll_down(s.rupper, s.rlower)
-
-
-def _cbt(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    cx = min(s.cx, s.cols - 1)
-    n = _get(p, 0, 1, 1)
-    if n == -1:
-        return
-    while cx > 0 and n > 0:
-        n -= 1
-        cx -= 1
-        while cx > 0 and cx not in s.tabs:
-            cx -= 1
-    s.cx = cx
-
-
-def _rep(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    if n == -1 or last is None:
-        return
-    n = min(n, s.cols - s.cx)
-    if n > 0:
-        s.print_ascii(last * n)
-    s.last = None
-
-
-def _tbc(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    how = _get(p, 0, 0, 0)
-    if how == 0:
-        s.tabs.discard(s.cx)
-    elif how == 3:
-        s.tabs.clear()
-
-
-def _sm(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    for mode in p:
-        if mode == 4:
-            s.mode_insert = True
-
-
-def _rm(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    for mode in p:
-        if mode == 4:
-            s.mode_insert = False
-
-
-def _decstbm(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    n = _get(p, 0, 1, 1)
-    m = _get(p, 1, 1, s.rows)
-    if n == -1 or m == -1:
-        return
-    upper = min(n - 1, s.rows - 1)
-    lower = min(m - 1, s.rows - 1)
-    if upper >= lower:
-        return
-    s.cx = s.cy = 0
-    s.rupper, s.rlower = upper, lower
-
-
-def _scp(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    s._save_cursor()
-
-
-def _rcp(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    s._restore_cursor()
-
-
-def _winops(s: TmuxScreen, p: list[Param], last: str | None) -> None:
-    # Only the title stack (22/23) changes what a pane shows; the rest are reports or no-ops.
-    m = 0
-    while True:
-        n = _get(p, m, 0, -1)
-        if n == -1:
-            return
-        if n in (3, 4, 8):
-            m += 2
-        elif n in (9, 10):
-            m += 1
-        elif n in (22, 23):
-            m += 1
-            which = _get(p, m, 0, -1)
-            if which == -1:
-                return
-            if which in (0, 2):
-                if n == 22:
-                    s.title_stack.append(s.title)
-                    del s.title_stack[:-10]
-                elif s.title_stack:
-                    s.title = s.title_stack.pop()
-        m += 1
-
-
-_CSI_PLAIN = {
-    "@": _ich,
-    "A": _cuu,
-    "B": _cud,
-    "C": _cuf,
-    "D": _cub,
-    "E": _cnl,
-    "F": _cpl,
-    "G": _hpa,
-    "H": _cup,
-    "J": _ed,
-    "K": _el,
-    "L": _il,
-    "M": _dl,
-    "P": _dch,
-    "S": _su,
-    "T": _sd,
-    "X": _ech,
-    "Z": _cbt,
-    "`": _hpa,
-    "b": _rep,
-    "d": _vpa,
-    "f": _cup,
-    "g": _tbc,
-    "h": _sm,
-    "l": _rm,
-    "r": _decstbm,
-    "s": _scp,
-    "t": _winops,
-    "u": _rcp,
-}

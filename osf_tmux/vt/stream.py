@@ -16,19 +16,20 @@ Mirrored from tmux because the oracle is tmux, not a spec:
   poisons the character; invalid characters are dropped. Printable ASCII and C0 controls cancel
   a half-read character, escape sequences do not.
 
-Fast paths, in the ground state: text, a run of complete CSI sequences (with the text right
-after it), a C0 control, an OSC ended by BEL, each one regex match; a run's calls are parsed once
-per distinct run. Text may have sequences the terminal declares inert inside (SGR around every
-word): they are taken out and the text goes to the terminal in one piece when it decodes;
-otherwise each piece goes as the state machine would send it. Everything else (an incomplete
-sequence at the end of a feed, CAN/SUB, DEL, other strings and escapes, malformed sequences)
-steps the byte state machine, so a sequence split across feeds ends in the same place as an
-unsplit one."""
+Fast paths, in the ground state: text, and a run of complete CSI sequences, OSCs ended by BEL
+and C0 controls (with the text right after it), each one regex match; the terminal prepares a
+run's calls once per distinct run, and a text token is decoded once per distinct token. Text
+may have sequences the terminal declares inert inside (SGR around every word): they are taken
+out and the text goes to the terminal in one piece when it decodes; otherwise each piece goes
+as the state machine would send it. Everything else (an incomplete sequence at the end of a
+feed, CAN/SUB, DEL, other strings and escapes, malformed sequences) steps the byte state
+machine, so a sequence split across feeds ends in the same place as an unsplit one."""
 
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 # A CSI parameter: None when empty, an int, or the raw text of a parameter with `:` sub-params.
 Param = int | str | None
@@ -44,26 +45,30 @@ _CSI_BYTES = rb"\x1b\[[\x3c-\x3f]?[\x30-\x3b]*[\x20-\x2f]*[\x40-\x7e]"
 _CSI = re.compile(rb"\x1b\[([\x3c-\x3f]?)([\x30-\x3b]*)([\x20-\x2f]*)([\x40-\x7e])")
 # Printable bytes: ASCII and anything with the top bit set (UTF-8, valid or not).
 _TEXT_BYTE = rb"[\x20-\x7e\x80-\xff]"
+# A C0 control the ground state executes (CAN and SUB abort, ESC starts a sequence).
+_C0_BYTE = rb"[\x00-\x17\x19\x1c-\x1f]"
+# An OSC ended by BEL (one ended by ESC takes the state machine).
+_OSC_BEL_BYTES = rb"\x1b\][\x20-\xff]*\x07"
 # What a text token is made of, in the order the state machine would see it.
 _PIECE = re.compile(rb"([\x20-\x7e]+)|([\x80-\xff]+)|\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 
 
 def _patterns(inert: bytes) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
-    """(text, CSI) for a terminal whose inert sequences `inert` matches (a regex, no groups).
+    """(text, run) for a terminal whose inert sequences `inert` matches (a regex, no groups).
 
     Text: printable bytes with inert sequences between them (never at the end, so that a
-    sequence after the text still clears REP's character in its turn). CSI: a run of complete
-    CSI sequences and, as a second group, the text right after it, so that the usual `move,
-    colours, text` takes one match."""
+    sequence after the text still clears REP's character in its turn). Run: complete CSI
+    sequences, OSCs ended by BEL and C0 controls and, as a second group, the text right after
+    them, so that the usual `newline, move, colours, text` takes one match."""
     text = rb"%(t)s+(?:(?:%(i)s)+%(t)s+)*" % {b"t": _TEXT_BYTE, b"i": inert}
-    csi = rb"((?:%(csi)s)+)(%(text)s)?" % {b"csi": _CSI_BYTES, b"text": text}
+    parts = {b"csi": _CSI_BYTES, b"osc": _OSC_BEL_BYTES, b"c0": _C0_BYTE, b"text": text}
+    csi = rb"((?:%(csi)s|%(osc)s|%(c0)s)+)(%(text)s)?" % parts
     return re.compile(text), re.compile(csi)
 
 
 # Without a terminal's inert sequences, none is: text is printable bytes only.
 _NOTHING = rb"(?!)"
 _pattern_cache: dict[bytes, tuple[re.Pattern[bytes], re.Pattern[bytes]]] = {}
-_OSC_BEL = re.compile(rb"\x1b\]([\x20-\xff]*)\x07")
 
 # Parser states (tmux's names).
 GROUND = 0
@@ -86,17 +91,27 @@ CONSUME_ST = 16
 
 # Parsed CSI sequences by their bytes; bounded so hostile input cannot grow it without limit.
 CsiCall = tuple[str, list[Param], str]
+# A run's calls in order: a CSI's, a C0 control's code (execute), an OSC's body (osc_dispatch),
+# None (swallowed).
+CsiRun = tuple[CsiCall | int | bytes | None, ...]
+# What a terminal makes of a run, once: (function, argument), called function(terminal, argument).
+PreparedRun = tuple[Callable[[Any, Any], None], Any]
 _csi_cache: dict[bytes, CsiCall | None] = {}
 _CSI_CACHE_SIZE = 4096
 _UNPARSED: CsiCall = ("", [], "")
-# A run of CSI sequences by its bytes: the calls to make, None for swallowed(). One cache per
-# set of inert sequences (per kind of terminal). Bounded (hostile input cannot grow it): long
-# runs are not kept, and a full cache starts again (runs change as a program's colours do).
-CsiRun = tuple[CsiCall | None, ...]
-_run_caches: dict[bytes, dict[bytes, CsiRun]] = {}
+# A run of CSI sequences, OSCs and C0 controls by its bytes, as the terminal prepared it. One cache
+# per kind of terminal. Bounded (hostile input cannot grow it): long runs are not kept, and a
+# full cache starts again (runs change as a program's colours do).
+_run_caches: dict[tuple[type, bytes], dict[bytes, PreparedRun]] = {}
 _RUN_CACHE_SIZE = 2048
 _RUN_CACHE_BYTES = 256
-_ONE_CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
+# Text tokens by their bytes, decoded with the inert sequences taken out: the same few rows come
+# again and again (borders, footers), and the same str each time lets the terminal's checks on
+# it hit a cache. Bounded like the runs.
+_text_caches: dict[bytes, dict[bytes, str]] = {}
+_TEXT_CACHE_SIZE = 256
+_TEXT_CACHE_BYTES = 4096
+_RUN_ITEM = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]|" + _OSC_BEL_BYTES + b"|" + _C0_BYTE)
 
 _C0_EXECUTED = frozenset(range(0x00, 0x18)) | {0x19} | frozenset(range(0x1C, 0x20))
 
@@ -133,6 +148,12 @@ class Terminal(Protocol):
 
     def swallowed(self) -> None:
         """A sequence that does nothing; several in a row may come as one call."""
+
+    def prepare_run(self, items: CsiRun) -> PreparedRun:
+        """What calling, in order, csi_dispatch for each CsiCall, execute for each int,
+        osc_dispatch for each bytes and swallowed for each None does (nothing for no items),
+        as (function, argument) for function(terminal, argument).
+        Kept and used for every terminal of the same class: it may not hold this one."""
 
 
 def split_params(raw: bytes) -> list[Param] | None:
@@ -175,7 +196,8 @@ class Parser:
             patterns = _pattern_cache[inert] = _patterns(inert)
         self._text_re, self._csi_re = patterns
         self._inert = re.compile(inert)
-        self._runs = _run_caches.setdefault(inert, {})
+        self._runs = _run_caches.setdefault((type(terminal), inert), {})
+        self._texts = _text_caches.setdefault(inert, {})
 
     def reset_utf8(self) -> None:
         self._u8_size = 0
@@ -186,51 +208,47 @@ class Parser:
         n = len(data)
         i = 0
         text_match = self._text_re.match
-        csi_match = self._csi_re.match
-        osc = _OSC_BEL.match
+        run_match = self._csi_re.match
         runs = self._runs
+        texts = self._texts
+        print_run = t.print_run
+        state = self.state  # only _step changes it
         while i < n:
-            if self.state == GROUND:
+            if state == GROUND:
                 b = data[i]
                 if 0x20 <= b < 0x7F or b >= 0x80:
                     m = text_match(data, i)
                     assert m is not None
-                    self._text(m.group())
+                    raw = m.group()
                     i = m.end()
+                    text = texts.get(raw)
+                    if text is not None and not self._u8_size:
+                        print_run(text)
+                    else:
+                        self._text(raw)
                     continue
-                if b == 0x1B:
-                    m = csi_match(data, i)
+                if b == 0x1B or (b < 0x20 and b != 0x18 and b != 0x1A):
+                    m = run_match(data, i)
                     if m is not None:
-                        # Programs repeat the same few runs of sequences (cursor moves,
-                        # colours, mode switches): parse each distinct one once.
-                        key = m.group(1)
+                        # Programs repeat the same few runs of sequences and controls (cursor
+                        # moves, colours, newlines): each distinct one is prepared once.
+                        key, raw = m.groups()
+                        i = m.end()
                         run = runs.get(key)
                         if run is None:
-                            run = self._parse_run(key)
-                        for call in run:
-                            if call is None:
-                                t.swallowed()
+                            run = self._prepare_run(key)
+                        run[0](t, run[1])
+                        if self._u8_size and self._run_resets_utf8(key):
+                            self.reset_utf8()
+                        if raw is not None:
+                            text = texts.get(raw)
+                            if text is not None and not self._u8_size:
+                                print_run(text)
                             else:
-                                t.csi_dispatch(*call)
-                        text = m.group(2)
-                        if text is not None:
-                            self._text(text)
-                        i = m.end()
+                                self._text(raw)
                         continue
-                    m = osc(data, i)
-                    if m is not None:
-                        body = m.group(1)
-                        if len(body) <= MAX_STRING:
-                            t.osc_dispatch(body)
-                        i = m.end()
-                        continue
-                elif b < 0x20 and b != 0x18 and b != 0x1A:
-                    if self._u8_size:
-                        self.reset_utf8()
-                    t.execute(b)
-                    i += 1
-                    continue
             self._step(data[i])
+            state = self.state
             i += 1
 
     def _text(self, raw: bytes) -> None:
@@ -245,6 +263,10 @@ class Parser:
             except UnicodeDecodeError:
                 pass
             else:
+                if len(raw) <= _TEXT_CACHE_BYTES:
+                    if len(self._texts) >= _TEXT_CACHE_SIZE:
+                        self._texts.clear()
+                    self._texts[raw] = text
                 self.terminal.print_run(text)
                 return
         # A half-read character from before, or invalid UTF-8: each piece as the state
@@ -337,11 +359,24 @@ class Parser:
         else:
             self._params.append(b)
 
-    def _parse_run(self, seq: bytes) -> CsiRun:
-        """The calls a run of complete CSI sequences makes: None for swallowed(), once for
-        inert and dropped sequences in a row."""
-        calls: list[CsiCall | None] = []
-        for one in _ONE_CSI.findall(seq):
+    @staticmethod
+    def _run_resets_utf8(seq: bytes) -> bool:
+        """A C0 control cancels a half-read character; sequences (an OSC's BEL too) do not."""
+        return any(len(one) == 1 for one in _RUN_ITEM.findall(seq))
+
+    def _prepare_run(self, seq: bytes) -> PreparedRun:
+        """A run of complete CSI sequences, OSCs and C0 controls, as the terminal prepares the
+        calls it makes (None for swallowed(), once for inert and dropped sequences in a row;
+        nothing for an OSC too long to keep, as tmux discards it)."""
+        calls: list[CsiCall | int | bytes | None] = []
+        for one in _RUN_ITEM.findall(seq):
+            if len(one) == 1:
+                calls.append(one[0])
+                continue
+            if one[1] == 0x5D:  # ESC ]
+                if len(one) - 3 <= MAX_STRING:
+                    calls.append(one[2:-1])
+                continue
             parsed = _csi_cache.get(one, _UNPARSED)
             if parsed is _UNPARSED:
                 parsed = self._parse_csi(one)
@@ -352,7 +387,7 @@ class Parser:
                     calls.append(None)
             else:
                 calls.append(parsed)
-        run = tuple(calls)
+        run = self.terminal.prepare_run(tuple(calls))
         if len(seq) <= _RUN_CACHE_BYTES:
             if len(self._runs) >= _RUN_CACHE_SIZE:
                 self._runs.clear()
