@@ -411,39 +411,24 @@ def _op_el2(s: TmuxScreen, arg: None) -> None:
     s.grid.text[cy] = None
 
 
-def _op_erase_up(s: TmuxScreen, arg: tuple[int, int]) -> None:
-    """(EL 2, CUU n) k times: each row cleared whole, then the cursor up n, stopping at the
-    top of the scroll region (or of the screen, above the region) as _cursor_up does."""
-    n, k = arg
+def _op_erase_rows(s: TmuxScreen, arg: tuple[int, int]) -> None:
+    """(EL 2, CUU n) or (EL 2, CUD n) k times, as `(-n, k)` or `(n, k)`: each row cleared whole,
+    then the cursor moved, stopping at the edge of the scroll region it moves towards (or of
+    the screen, from outside the region) as _cursor_up and _cursor_down do."""
+    step, k = arg
     s.last = None
     cols = s.cols
     blank = [BLANK] * cols
     lines, text = s.grid.lines, s.grid.text
     cy = s.cy
-    top = 0 if cy < s.rupper else s.rupper
+    if step < 0:
+        edge = 0 if cy < s.rupper else s.rupper
+    else:
+        edge = s.rows - 1 if cy > s.rlower else s.rlower
     for _ in range(k):
         lines[cy][0:cols] = blank
         text[cy] = None
-        cy = max(cy - n, top)
-    if s.cx == cols:
-        s.cx = cols - 1
-    s.cy = cy
-
-
-def _op_erase_down(s: TmuxScreen, arg: tuple[int, int]) -> None:
-    """(EL 2, CUD n) k times, stopping at the bottom of the scroll region (or of the screen,
-    below the region) as _cursor_down does."""
-    n, k = arg
-    s.last = None
-    cols = s.cols
-    blank = [BLANK] * cols
-    lines, text = s.grid.lines, s.grid.text
-    cy = s.cy
-    bottom = s.rows - 1 if cy > s.rlower else s.rlower
-    for _ in range(k):
-        lines[cy][0:cols] = blank
-        text[cy] = None
-        cy = min(cy + n, bottom)
+        cy = max(cy + step, edge) if step < 0 else min(cy + step, edge)
     if s.cx == cols:
         s.cx = cols - 1
     s.cy = cy
@@ -573,7 +558,7 @@ def _fused(ops: list[Op]) -> list[Op]:
             k = 1
             while ops[i + 2 * k : i + 2 * k + 2] == [(_op_el2, None), pair]:
                 k += 1
-            out.append((_op_erase_up if move is _op_up else _op_erase_down, (step, k)))
+            out.append((_op_erase_rows, (-step if move is _op_up else step, k)))
             i += 2 * k
         elif fn is _op_cr and pair == (_op_lf, None):
             k = 1
