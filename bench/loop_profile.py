@@ -19,7 +19,6 @@ import cProfile
 import io
 import pstats
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,31 +42,13 @@ class ProfiledDaemon(DaemonProcess):
         super().__init__(server, home)
         self.out = out
 
-    def start(self) -> None:
-        with open(self.log, "ab") as err:
-            self.proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    __file__,
-                    "_child",
-                    str(self.out),
-                    "--",
-                    "-L",
-                    self.server.socket_name,
-                    "daemon",
-                    "--foreground",
-                ],
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=err,
-                stderr=err,
-            )
-        pid = self.proc.pid
-        retry_until(
-            lambda: self.status().get("running") and self.status().get("pid") == pid,
-            timeout=120,
-            what="daemon status",
-        )
+    debug = False
+
+    def cli_command(self) -> list[str]:
+        return [sys.executable, __file__, "_child", str(self.out), "--"]
+
+    def start(self, timeout: float = 120) -> None:
+        super().start(timeout)
 
     def toggle(self) -> None:
         assert self.proc is not None

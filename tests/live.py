@@ -45,18 +45,22 @@ class DaemonProcess:
             timeout=30,
         )
 
-    def start(self) -> None:
+    debug = True  # the daemon's --debug log (a profile leaves it out)
+
+    # What runs the CLI (a profiler may run it in-process instead: bench/loop_profile.py).
+    def cli_command(self) -> list[str]:
+        return [sys.executable, "-m", "osf_tmux"]
+
+    def start(self, timeout: float = 10) -> None:
         with open(self.log, "ab") as err:
             self.proc = subprocess.Popen(
                 [
-                    sys.executable,
-                    "-m",
-                    "osf_tmux",
+                    *self.cli_command(),
                     "-L",
                     self.server.socket_name,
                     "daemon",
                     "--foreground",
-                    "--debug",
+                    *(["--debug"] if self.debug else []),
                 ],
                 env=self.env,
                 stdin=subprocess.DEVNULL,
@@ -67,7 +71,7 @@ class DaemonProcess:
         pid = self.proc.pid
         retry_until(
             lambda: self.status().get("running") and self.status().get("pid") == pid,
-            timeout=10,
+            timeout=timeout,
             what="daemon status",
         )
 
