@@ -1,6 +1,8 @@
 """Daemon benchmarks on a private tmux server (never the default one). Prints numbers.
 
   python bench/daemon_bench.py latency [--trials 30] [--busy 9]   prompt bytes -> blocked
+  python bench/daemon_bench.py latency --lead-in ...    ... the prompt coming while its pane
+                                                        still draws (its working stretch first)
   python bench/daemon_bench.py load [--panes 10] [--seconds 30]   CPU and RSS, spinners at 10 Hz
   python bench/daemon_bench.py load --frames codex      ... panes replaying a working stretch of
                                                         a real capture (bench/agent_frames.py)
@@ -223,7 +225,21 @@ def blocked_cases() -> list[tuple[Capture, int, int]]:
     return out
 
 
-def latency(trials: int, busy: int) -> None:
+def lead_in(cap: Capture, working_at: int, blocked_at: int) -> list[tuple[float, int]]:
+    """The reads tmux made between the working cue and the read that brought the prompt:
+    (seconds after the cue's read, end offset)."""
+    timing = cap.timing() or []
+    cue = next((t for o, t in timing if o >= working_at), None)
+    if cue is None:
+        return []
+    return [(t - cue, o) for o, t in timing if working_at < o < blocked_at]
+
+
+def latency(trials: int, busy: int, lead: bool = False) -> None:
+    """Prompt bytes -> `blocked`. Without `lead`, the pane shows its working screen and is
+    quiet when the prompt comes; with it, the pane first draws its working stretch at its
+    recorded pace and the prompt comes right after its last read, as it did in the capture
+    (a pane whose verdict holds while it draws is read on the daemon's slower beat)."""
     cases = blocked_cases()
     if not cases:
         sys.exit("no capture with a working -> blocked transition under captures/")
@@ -231,9 +247,11 @@ def latency(trials: int, busy: int) -> None:
         spinners(server, busy)  # other agents drawing meanwhile
         start(daemon)
         results = []
+        parked: list[bool] = []  # whether each lead-in put its pane on the slower beat
         rng = random.Random(7)
         for i in range(trials):
-            cap, working_at, blocked_at = cases[i % len(cases)]
+            # Spread over every capture (they are sorted by agent), not the first `trials`.
+            cap, working_at, blocked_at = cases[(i * len(cases)) // trials % len(cases)]
             size, agent = cap.size(), cap.agent()
             assert size and agent
             data = cap.bytes_path.read_bytes()
@@ -250,10 +268,19 @@ def latency(trials: int, busy: int) -> None:
                 # The poll above returns just after a wake-up of the daemon: without a
                 # random pause every prompt would land at the same phase of its loop.
                 time.sleep(rng.uniform(0.0, 0.2))
+                began, done = time.monotonic(), working_at
+                for at, end in lead_in(cap, working_at, blocked_at) if lead else []:
+                    time.sleep(max(0.0, began + at - time.monotonic()))
+                    feeder.write(data[done:end])
+                    done = end
                 t0 = time.monotonic()
-                feeder.write(data[working_at:blocked_at])
+                feeder.write(data[done:blocked_at])
                 retry_until(lambda: shows("blocked"), timeout=5, interval=0.002)
                 results.append(time.monotonic() - t0)
+                if lead:
+                    status = _fresh_status(daemon, time.time() - 0.5)
+                    mine = [p for p in status.get("panes", []) if p["pane"] == pane]
+                    parked.append(bool(mine and mine[0].get("parked")))
             finally:
                 feeder.close()
                 server.kill_pane(feeder.pane)
@@ -261,12 +288,15 @@ def latency(trials: int, busy: int) -> None:
         print(
             f"latency over {len(ms)} prompts ({len(cases)} distinct, agents: "
             f"{sorted({c.agent() or '?' for c, _, _ in cases})}), "
-            f"{busy} other panes spinning at 10 Hz:"
+            f"{busy} other panes spinning at 10 Hz"
+            + (", each prompt after its working stretch at the recorded pace:" if lead else ":")
         )
         print(
             f"  p50 {statistics.median(ms):.0f} ms   p90 {ms[math.ceil(len(ms) * 0.9) - 1]:.0f} ms"
             f"   max {ms[-1]:.0f} ms   (includes ~3 ms per tmux poll)"
         )
+        if lead:
+            print(f"  {sum(parked)} of {len(parked)} panes went onto the slower beat meanwhile")
 
 
 def start(daemon: DaemonProcess) -> None:
@@ -450,6 +480,11 @@ def main() -> None:
     lat = sub.add_parser("latency")
     lat.add_argument("--trials", type=int, default=30)
     lat.add_argument("--busy", type=int, default=0, help="other panes spinning meanwhile")
+    lat.add_argument(
+        "--lead-in",
+        action="store_true",
+        help="the prompted pane first draws its working stretch at the recorded pace",
+    )
     ld = sub.add_parser("load")
     ld.add_argument("--panes", type=int, default=10)
     ld.add_argument("--seconds", type=float, default=30)
@@ -481,7 +516,7 @@ def main() -> None:
     fl.add_argument("--busy", type=int, default=0, help="other panes spinning meanwhile")
     args = ap.parse_args()
     if args.what == "latency":
-        latency(args.trials, args.busy)
+        latency(args.trials, args.busy, args.lead_in)
     elif args.what == "load":
         load(args.panes, args.seconds, args.rate, args.agent, args.frames, args.junction)
     elif args.what == "table":

@@ -103,6 +103,18 @@ class Settings:
     batch: float = 0.09
     batch_per_pane: float = 0.03
     stamp_slack: float = 0.01  # FIFO write stamps come from a coarse clock that lags a tick or two
+    # A pane that keeps drawing while its verdict and state hold (a spinner, an answer that
+    # streams under the same status row) is read on a slower beat once at least
+    # `steady_min_drawing` panes draw: its FIFO leaves the selector and is read every
+    # `steady_read` seconds, all such panes at the same instants (one wake-up for all of
+    # them). Each such read is judged at once, and a verdict or state that changes, or a read
+    # that finds the pane quiet, puts it back on the selector. Measured with 10 panes of
+    # every agent's frames: a frame looked at costs ~100 µs however small (a wake-up's cold
+    # caches), so the beat, not the bytes, sets the CPU. It costs a prompt that comes while
+    # its pane still draws up to `steady_read` of latency (bench/RESULTS.md, session 7).
+    steady_after: float = 1.0
+    steady_read: float = 0.25
+    steady_min_drawing: int = 3
     timing: Timing = field(default_factory=Timing)
 
 
@@ -152,6 +164,15 @@ class PaneWatch:
     reseeds: int = 0
     mismatches: int = 0
     dropped: int = 0
+    # The slower beat (Settings.steady_read): since when the verdict and state have been what
+    # they are (`steady`), whether the FIFO is off the selector, when it is read next, and
+    # whether the bytes that read brought are to be judged without waiting for them to settle.
+    steady: tuple[object, ...] = ()
+    steady_since: float = float("-inf")
+    parked: bool = False
+    next_read: float = float("inf")
+    hurry: bool = False
+    parks: int = 0  # times it went onto the slower beat
 
 
 class Daemon:
@@ -191,6 +212,7 @@ class Daemon:
         # frames counts these, and counting them over every pane cost a pass over 200 panes
         # at every wake-up. Entries older than a second are dropped as they are counted.
         self.recent: dict[str, float] = {}
+        self.parked: dict[str, PaneWatch] = {}  # read on the slower beat (Settings.steady_read)
         self.listed: dict[str, PaneInfo] = {}  # the last listing's lines, parsed
         self.clients: list[str] = []
         self.publisher = Publisher()
@@ -214,6 +236,7 @@ class Daemon:
             "wakeups": 0,  # loop turns that waited for bytes or a deadline
             "judged": 0,  # screens judged; of them, classified (the rest kept their verdict)
             "classified": 0,
+            "parked": 0,  # times a pane went onto the slower beat
         }
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
@@ -362,7 +385,47 @@ class Daemon:
                 # not read without bound, and its backlog delays the right state.
                 limit = 64 if watch.dropping_since is not None else 8
                 self._on_bytes(watch, watch.pipe.read(limit))
+        if self.parked:
+            self._read_parked(self.woke)
         self.process()
+
+    def _read_parked(self, now: float) -> None:
+        """Read the panes on the slower beat whose turn it is (Settings.steady_read)."""
+        s = self.settings
+        drawing = self._drawing(now)
+        for w in [w for w in self.parked.values() if now >= w.next_read]:
+            assert w.pipe is not None  # closing a pipe takes its pane off the beat
+            data = w.pipe.read()
+            if not data or drawing < s.steady_min_drawing:
+                self._unpark(w)  # quiet now (or few panes draw): its next bytes wake the loop
+            else:
+                w.next_read = self._beat(now)
+                w.hurry = True
+            self._on_bytes(w, data)
+
+    def _beat(self, now: float) -> float:
+        """The next instant of the slower beat, the same for every pane on it."""
+        step = self.settings.steady_read
+        return (now // step + 1) * step
+
+    def _park(self, w: PaneWatch, now: float) -> None:
+        assert w.pipe is not None
+        with contextlib.suppress(KeyError, ValueError):
+            self.selector.unregister(w.pipe.read_fd)
+        w.parked = True
+        w.next_read = self._beat(now)
+        self.parked[w.info.pane_id] = w
+        w.parks += 1
+        self.counters["parked"] += 1
+
+    def _unpark(self, w: PaneWatch) -> None:
+        if not w.parked:
+            return
+        w.parked = False
+        w.next_read = float("inf")
+        self.parked.pop(w.info.pane_id, None)
+        if w.pipe is not None:
+            self.selector.register(w.pipe.read_fd, selectors.EVENT_READ, w.info.pane_id)
 
     def _drawing(self, now: float) -> int:
         """How many panes read bytes in the last second."""
@@ -386,6 +449,8 @@ class Daemon:
             if w.pending:
                 return now
             if w.dirty_since is not None:
+                if w.hurry:
+                    return now
                 due = min(w.last_bytes + s.settle, w.dirty_since + s.ceiling)
                 if due <= now:
                     return now  # the usual case while panes draw: no need to look further
@@ -396,6 +461,7 @@ class Daemon:
             if deadline is not None:
                 times.append(deadline)
         times += [self.panes[p].next_poll for p in self.polled]
+        times += [w.next_read for w in self.parked.values()]
         if self.status_dirty:
             times.append(self.last_status_write + s.status_interval)
         return min(times)
@@ -425,6 +491,7 @@ class Daemon:
             watch.dropped += len(watch.pending)
             watch.pending.clear()
             watch.dropping_since = now
+            self._unpark(watch)  # a flood is drained at every wake-up
             log.info(
                 "%s: output faster than it can be parsed; dropping until it calms down",
                 watch.info.pane_id,
@@ -478,7 +545,7 @@ class Daemon:
             due = (
                 w.dirty_since is not None
                 and not w.pending
-                and (now - w.last_bytes >= s.settle or now - w.dirty_since >= s.ceiling)
+                and (w.hurry or now - w.last_bytes >= s.settle or now - w.dirty_since >= s.ceiling)
             )
             deadline = w.tracker.deadline()
             if due or (deadline is not None and now >= deadline):
@@ -506,6 +573,7 @@ class Daemon:
     def _judge(self, w: PaneWatch) -> bool:
         """Classify the pane's screen and run it through its tracker; True if its state changed."""
         w.dirty_since = None
+        w.hurry = False
         snap = None
         polled = w.polled if w.info.pane_id in self.polled else None
         if w.manifest is not None and (w.screen is not None or polled is not None):
@@ -522,9 +590,11 @@ class Daemon:
         else:
             w.verdict = None
         before = w.tracker.current
-        after = w.tracker.update(self._observe(w, snap), self.clock.now(), self.clock.wall())
+        now = self.clock.now()
+        after = w.tracker.update(self._observe(w, snap), now, self.clock.wall())
         if after != before:
             self.status_dirty = True
+        self._pace(w, after, now)
         if after.state == before.state:
             return False
         log.info(
@@ -542,6 +612,28 @@ class Daemon:
             except Exception:  # a notifier must never take the daemon down
                 log.exception("%s: on_transition failed", w.info.pane_id)
         return True
+
+    def _pace(self, w: PaneWatch, after: PaneState, now: float) -> None:
+        """Whether the pane goes onto the slower beat (Settings.steady_read) or off it."""
+        s = self.settings
+        # States, not rules: some agents' frames take turns between two rules of one state.
+        steady = (w.verdict.state if w.verdict else None, after.state, after.source)
+        if steady != w.steady:
+            w.steady, w.steady_since = steady, now
+            self._unpark(w)
+            return
+        if (
+            not w.parked
+            and w.mode == "pipe"
+            and w.pipe is not None
+            and w.dropping_since is None
+            and not w.needs_seed
+            and now - w.steady_since >= s.steady_after
+            and now - w.last_read < s.steady_read  # it draws, and this is what it drew
+            and w.tracker.deadline() is None
+            and self._drawing(now) >= s.steady_min_drawing
+        ):
+            self._park(w, now)
 
     def _observe(self, w: PaneWatch, snap: Snapshot | None) -> Observation:
         text = w.info.report
@@ -769,6 +861,10 @@ class Daemon:
         )
 
     def _close_pipe(self, w: PaneWatch) -> None:
+        if w.parked:
+            w.parked = False
+            w.next_read = float("inf")
+            self.parked.pop(w.info.pane_id, None)
         if w.pipe is not None:
             with contextlib.suppress(KeyError, ValueError):
                 self.selector.unregister(w.pipe.read_fd)
@@ -895,6 +991,7 @@ class Daemon:
                 w.seed_not_before = now + self.settings.retry_sweep
                 continue
             w.screen = screen_from_capture(cap)
+            self._unpark(w)
             w.pending.clear()
             w.needs_seed = False
             w.dropping_since = None
@@ -911,6 +1008,7 @@ class Daemon:
             if w.mode == "pipe"
             and w.screen is not None
             and w.checked_bytes
+            and not w.parked  # bytes may wait in its FIFO
             and not w.pending
             and w.dropping_since is None
             and self.clock.now() - w.last_bytes > 0.5
@@ -964,6 +1062,7 @@ class Daemon:
                     "reseeds": w.reseeds,
                     "mismatches": w.mismatches,
                     "dropped_bytes": w.dropped,
+                    "parked": w.parks,
                 }
             )
         data = {

@@ -1,0 +1,227 @@
+"""The slower beat (Settings.steady_read): a pane that keeps drawing while its verdict and state
+hold leaves the selector and is read on a shared beat; whatever it shows at that read is judged
+at once, and a change, a quiet read, a flood, a seed or a closed pipe puts it back. In process,
+with a fake clock and real FIFOs; tmux is replaced by a recorder."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import selectors
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from osf_tmux.clock import FakeClock
+from osf_tmux.daemon.loop import Daemon, PaneWatch
+from osf_tmux.daemon.source import PipeFactory
+from osf_tmux.judge.combine import PaneTracker
+from osf_tmux.judge.ruleset import load_rules
+from osf_tmux.tmux import PaneInfo, ServerSpec, Tmux
+from osf_tmux.vt.pane import PaneScreen
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOTS = ROOT / "captures/claude-2.1.328/c_bash_yes-120x32.snapshots"
+
+
+class RecordingTmux(Tmux):
+    def __init__(self) -> None:
+        super().__init__(ServerSpec("osf-test-never-started"))
+        self.sent: list[list[str]] = []
+
+    def run_many(self, commands: Sequence[Sequence[str]]) -> str:
+        self.sent.extend(list(c) for c in commands)
+        return ""
+
+
+def screen_bytes(name: str) -> bytes:
+    """A whole screen of a labelled snapshot, drawn from the top left."""
+    lines = (SNAPSHOTS / name).read_text(encoding="utf-8").split("\n")[:32]
+    return b"\x1b[H\x1b[2J" + "\r\n".join(lines).encode()
+
+
+WORKING = screen_bytes("01-working.txt")
+PROMPT = screen_bytes("02-blocked.txt")
+
+
+def _info(n: int) -> PaneInfo:
+    return PaneInfo(
+        pane_id=f"%{n}", pid=123, tty="/dev/pts/9", width=120, height=32, piped=True,
+        dead=False, active=False, window_active=False, window_id=f"@{n}", session_id="$1",
+        session_name="s", window_index=str(n), pane_index="0", session_attached=0,
+        current_command="claude", agent_override="", report="", our_pipe="token",
+        alt_screen=False,
+    )  # fmt: skip
+
+
+@dataclasses.dataclass
+class Rig:
+    daemon: Daemon
+    clock: FakeClock
+    watches: list[PaneWatch]
+    writers: list[int]
+
+    def write(self, i: int, data: bytes, written_ago: float = 0.1) -> None:
+        """Bytes into pane i's FIFO, stamped `written_ago` seconds ago (settled by default)."""
+        os.write(self.writers[i], data)
+        pipe = self.watches[i].pipe
+        assert pipe is not None
+        stamp = int((self.clock.wall() - written_ago) * 1e9)
+        os.utime(pipe.path, ns=(stamp, stamp))
+
+    def turn(self, draw: Sequence[int] = (0, 1, 2), data: bytes = WORKING) -> None:
+        """The panes in `draw` draw a frame; one wake-up reads what the selector would hand
+        over (parked panes are not on it) and what is due on the beat; then time goes on."""
+        for i in draw:
+            self.write(i, data)
+        d = self.daemon
+        for w in self.watches:
+            if not w.parked and w.pipe is not None:
+                d._on_bytes(w, w.pipe.read())
+        d._read_parked(self.clock.now())
+        d.process()
+        self.clock.advance(0.1)
+
+    def on_selector(self, i: int) -> bool:
+        pipe = self.watches[i].pipe
+        assert pipe is not None
+        return pipe.read_fd in self.daemon.selector.get_map()
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    clock = FakeClock(start=1000.0, wall_offset=time.time() - 1000.0)
+    rules = load_rules(None)
+    daemon = Daemon(RecordingTmux(), rules, PipeFactory(tmp_path / "run"), "token", clock=clock)
+    daemon.pipes.prepare()
+    daemon.next_sweep = float("inf")  # no tmux here to list panes
+    watches, writers = [], []
+    for n in (1, 2, 3):
+        pipe = daemon.pipes.open(f"%{n}")
+        daemon.selector.register(pipe.read_fd, selectors.EVENT_READ, f"%{n}")
+        w = PaneWatch(
+            _info(n), PaneTracker(), pipe=pipe, mode="pipe", manifest=rules.get("claude"),
+            screen=PaneScreen(120, 32),
+        )  # fmt: skip
+        daemon.panes[f"%{n}"] = w
+        watches.append(w)
+        writers.append(os.open(pipe.path, os.O_WRONLY | os.O_NONBLOCK))
+    yield Rig(daemon, clock, watches, writers)
+    for fd in writers:
+        os.close(fd)
+    for w in watches:
+        daemon._close_pipe(w)
+
+
+def steady(rig: Rig) -> None:
+    """Long enough for every pane's verdict to have held past `steady_after`."""
+    for _ in range(int(rig.daemon.settings.steady_after / 0.1) + 3):
+        rig.turn()
+
+
+def test_panes_that_draw_while_their_verdict_holds_go_onto_the_beat(rig: Rig) -> None:
+    rig.turn()
+    assert all(w.tracker.current.state == "working" for w in rig.watches)
+    assert not rig.daemon.parked  # the verdict has not held long enough yet
+    steady(rig)
+    assert set(rig.daemon.parked) == {"%1", "%2", "%3"}
+    assert not any(rig.on_selector(i) for i in range(3))
+    # One shared instant: one wake-up reads them all, and the loop sleeps until then.
+    beats = {w.next_read for w in rig.watches}
+    assert len(beats) == 1
+    (beat,) = beats
+    assert rig.clock.now() <= beat <= rig.clock.now() + rig.daemon.settings.steady_read
+    assert rig.daemon._next_deadline(rig.clock.now()) <= beat
+    assert rig.daemon.counters["parked"] == 3
+
+
+def test_with_fewer_panes_drawing_none_goes_onto_the_beat(rig: Rig) -> None:
+    for _ in range(int(rig.daemon.settings.steady_after / 0.1) + 3):
+        rig.turn(draw=(0, 1))
+    assert rig.watches[0].tracker.current.state == "working"
+    assert not rig.daemon.parked
+    assert rig.on_selector(0) and rig.on_selector(1)
+
+
+def test_a_parked_pane_is_read_only_on_the_beat(rig: Rig) -> None:
+    steady(rig)
+    w = rig.watches[0]
+    rig.write(0, WORKING)
+    rig.clock.t = w.next_read - 0.01
+    rig.daemon._read_parked(rig.clock.now())
+    assert w.pipe is not None and not w.pending and w.parked
+    assert os.read(w.pipe.read_fd, 1 << 16)  # the bytes still wait in the FIFO
+
+
+def test_a_prompt_read_on_the_beat_is_judged_at_once_and_takes_the_pane_off_it(
+    rig: Rig,
+) -> None:
+    steady(rig)
+    w = rig.watches[0]
+    rig.clock.t = w.next_read
+    # Written just now: without the beat it would wait `settle` for the pane to go quiet.
+    rig.write(0, PROMPT, written_ago=0.0)
+    for i in (1, 2):
+        rig.write(i, WORKING)
+    rig.daemon._read_parked(rig.clock.now())
+    rig.daemon.process()
+    assert w.tracker.current.state == "blocked"
+    assert not w.parked and rig.on_selector(0)
+    assert ["set-option", "-p", "-t", "%1", "@osf_state", "blocked"] in rig.daemon.tmux.sent  # type: ignore[attr-defined]
+    # The others drew the same working screen: they stay on the beat, read at the next one.
+    assert rig.watches[1].parked and rig.watches[1].next_read > rig.clock.now()
+
+
+def test_a_quiet_read_on_the_beat_puts_the_pane_back_on_the_selector(rig: Rig) -> None:
+    steady(rig)
+    w = rig.watches[0]
+    rig.clock.t = w.next_read
+    rig.daemon._read_parked(rig.clock.now())  # what the last frame left in the FIFO
+    rig.daemon.process()
+    assert w.parked
+    rig.clock.t = w.next_read
+    rig.daemon._read_parked(rig.clock.now())  # nothing was written since
+    assert not w.parked and rig.on_selector(0)
+    assert "%1" not in rig.daemon.parked
+
+
+def test_a_flood_takes_the_pane_off_the_beat(rig: Rig) -> None:
+    steady(rig)
+    w = rig.watches[0]
+    rig.clock.t = w.next_read
+    big = rig.daemon.settings.max_pending + 1
+    w.pending += b"x" * big  # as if the beat's read had brought that much
+    rig.daemon._on_bytes(w, b"y")
+    assert w.dropping_since is not None
+    assert not w.parked and rig.on_selector(0)
+
+
+def test_a_seed_or_a_closed_pipe_takes_the_pane_off_the_beat(rig: Rig) -> None:
+    steady(rig)
+    a, b = rig.watches[0], rig.watches[1]
+    rig.daemon._unpark(a)  # what the seed does once its capture arrives
+    assert not a.parked and rig.on_selector(0)
+    rig.daemon._close_pipe(b)
+    assert not b.parked and "%2" not in rig.daemon.parked
+    assert rig.daemon._next_deadline(rig.clock.now()) == rig.watches[2].next_read
+
+
+def test_the_cross_check_leaves_parked_panes_alone(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    steady(rig)
+    rig.clock.advance(1.0)
+    captured: list[list[str]] = []
+
+    def capture(tmux: Tmux, panes: list[str], **kw: object) -> dict[str, object]:
+        captured.append(panes)
+        return {}
+
+    monkeypatch.setattr("osf_tmux.daemon.loop.capture_panes", capture)
+    rig.daemon._cross_check()
+    assert captured == []
+    rig.daemon._unpark(rig.watches[0])  # off the beat, it is compared as before
+    rig.daemon._cross_check()
+    assert captured == [["%1"]]
