@@ -174,13 +174,17 @@ def test_a_prompt_read_on_the_beat_is_judged_at_once_and_takes_the_pane_off_it(
     assert rig.watches[1].parked and rig.watches[1].next_read > rig.clock.now()
 
 
-def test_a_quiet_read_on_the_beat_puts_the_pane_back_on_the_selector(rig: Rig) -> None:
+def test_quiet_reads_on_the_beat_put_the_pane_back_on_the_selector(rig: Rig) -> None:
     steady(rig)
     w = rig.watches[0]
     rig.clock.t = w.next_read
     rig.daemon._read_parked(rig.clock.now())  # what the last frame left in the FIFO
     rig.daemon.process()
     assert w.parked
+    for _ in range(rig.daemon.settings.steady_quiet - 1):  # agents pause now and then
+        rig.clock.t = w.next_read
+        rig.daemon._read_parked(rig.clock.now())
+        assert w.parked and not w.hurry
     rig.clock.t = w.next_read
     rig.daemon._read_parked(rig.clock.now())  # nothing was written since
     assert not w.parked and rig.on_selector(0)

@@ -107,14 +107,16 @@ class Settings:
     # streams under the same status row) is read on a slower beat once at least
     # `steady_min_drawing` panes draw: its FIFO leaves the selector and is read every
     # `steady_read` seconds, all such panes at the same instants (one wake-up for all of
-    # them). Each such read is judged at once, and a verdict or state that changes, or a read
-    # that finds the pane quiet, puts it back on the selector. Measured with 10 panes of
+    # them). Each such read is judged at once, and a verdict or state that changes, or
+    # `steady_quiet` reads in a row that find the pane quiet, put it back on the selector
+    # (agents pause 0.3-1.4 s between a spinner's frames now and then). Measured with 10 panes of
     # every agent's frames: a frame looked at costs ~100 µs however small (a wake-up's cold
     # caches), so the beat, not the bytes, sets the CPU. It costs a prompt that comes while
     # its pane still draws up to `steady_read` of latency (bench/RESULTS.md, session 7).
     steady_after: float = 1.0
     steady_read: float = 0.25
     steady_min_drawing: int = 3
+    steady_quiet: int = 2
     timing: Timing = field(default_factory=Timing)
 
 
@@ -172,6 +174,7 @@ class PaneWatch:
     parked: bool = False
     next_read: float = float("inf")
     hurry: bool = False
+    quiet_beats: int = 0  # reads in a row on the beat that found nothing
     parks: int = 0  # times it went onto the slower beat
 
 
@@ -396,11 +399,12 @@ class Daemon:
         for w in [w for w in self.parked.values() if now >= w.next_read]:
             assert w.pipe is not None  # closing a pipe takes its pane off the beat
             data = w.pipe.read()
-            if not data or drawing < s.steady_min_drawing:
+            w.quiet_beats = 0 if data else w.quiet_beats + 1
+            if w.quiet_beats >= s.steady_quiet or drawing < s.steady_min_drawing:
                 self._unpark(w)  # quiet now (or few panes draw): its next bytes wake the loop
             else:
                 w.next_read = self._beat(now)
-                w.hurry = True
+                w.hurry = bool(data)
             self._on_bytes(w, data)
 
     def _beat(self, now: float) -> float:
@@ -413,6 +417,7 @@ class Daemon:
         with contextlib.suppress(KeyError, ValueError):
             self.selector.unregister(w.pipe.read_fd)
         w.parked = True
+        w.quiet_beats = 0
         w.next_read = self._beat(now)
         self.parked[w.info.pane_id] = w
         w.parks += 1
