@@ -229,3 +229,38 @@ def test_the_cross_check_leaves_parked_panes_alone(
     rig.daemon._unpark(rig.watches[0])  # off the beat, it is compared as before
     rig.daemon._cross_check()
     assert captured == [["%1"]]
+
+
+def test_when_fewer_panes_draw_the_beat_ends(rig: Rig) -> None:
+    steady(rig)
+    w = rig.watches[0]
+    for other in rig.watches[1:]:  # the other two stopped drawing more than a second ago
+        assert other.pipe is not None
+        other.pipe.read()
+    rig.clock.advance(1.0)
+    rig.write(0, WORKING)
+    rig.clock.t = max(rig.clock.t, w.next_read)
+    rig.daemon._read_parked(rig.clock.now())
+    assert not w.parked and rig.on_selector(0)
+    assert not rig.daemon.parked and all(rig.on_selector(i) for i in range(3))
+    assert w.pending  # what it read is parsed and judged as usual
+
+
+def test_panes_on_the_beat_do_not_hold_back_the_others(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wait that gathers the frames of several drawing panes counts only the panes on the
+    selector: a prompt in a quiet pane is read when it comes, not after a wait for panes that
+    are read on the beat anyway."""
+    steady(rig)
+    slept: list[float] = []
+    monkeypatch.setattr("osf_tmux.daemon.loop.time.sleep", slept.append)
+    d = rig.daemon
+    d.woke = rig.clock.now()  # just woke: a wait would last the whole `batch`
+    d.step(max_wait=0.0)
+    assert slept == []
+    d._unpark(rig.watches[0])
+    d._unpark(rig.watches[1])
+    d.woke = rig.clock.now()
+    d.step(max_wait=0.2)
+    assert slept and slept[0] > 0  # two panes on the selector draw: their frames are gathered

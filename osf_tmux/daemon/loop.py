@@ -363,6 +363,11 @@ class Daemon:
         # Panes that drew in the last second, not the active set: a pane judged at once leaves
         # that set, which would shorten the very wait that gathers it.
         drawing = self._drawing(now)
+        if self.parked:
+            # Panes on the slower beat are read at its instants, not gathered by waiting: a
+            # wait for them would only hold back the frames of the others (a prompt's among
+            # them).
+            drawing = sum(1 for p in self.recent if p not in self.parked)
         # One pane alone gains nothing from waiting; a flooding pane must be drained, since
         # tmux buffers whatever is not read, without bound.
         if drawing > 1 and not any(w.dropping_since is not None for w in self._busy()):
