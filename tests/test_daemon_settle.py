@@ -71,15 +71,22 @@ class Rig:
         return self.watch.tracker.current.state
 
 
+def fake_daemon(tmp: Path) -> tuple[Daemon, FakeClock]:
+    """A daemon with FIFOs under `tmp`, tmux a recorder, and a fake clock whose wall time
+    starts at the real one (the FIFOs' stamps are real)."""
+    clock = FakeClock(start=1000.0, wall_offset=time.time() - 1000.0)
+    daemon = Daemon(
+        RecordingTmux(), load_rules(None), PipeFactory(tmp / "run"), "token", clock=clock
+    )
+    daemon.pipes.prepare()
+    return daemon, clock
+
+
 @pytest.fixture
 def rig(tmp_path: Path) -> Iterator[Rig]:
-    # The fake clock's wall time starts at the real one: the FIFO's stamps are real.
-    clock = FakeClock(start=1000.0, wall_offset=time.time() - 1000.0)
-    rules = load_rules(None)
-    daemon = Daemon(RecordingTmux(), rules, PipeFactory(tmp_path / "run"), "token", clock=clock)
-    daemon.pipes.prepare()
+    daemon, clock = fake_daemon(tmp_path)
     pipe = daemon.pipes.open("%1")
-    manifest = rules.get("claude")
+    manifest = daemon.rules.get("claude")
     watch = PaneWatch(
         _info(), PaneTracker(), pipe=pipe, mode="pipe", manifest=manifest,
         screen=PaneScreen(120, 32),

@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import selectors
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -16,24 +15,13 @@ import pytest
 
 from osf_tmux.clock import FakeClock
 from osf_tmux.daemon.loop import Daemon, PaneWatch
-from osf_tmux.daemon.source import PipeFactory
 from osf_tmux.judge.combine import PaneTracker
-from osf_tmux.judge.ruleset import load_rules
-from osf_tmux.tmux import PaneInfo, ServerSpec, Tmux
+from osf_tmux.tmux import PaneInfo, Tmux
 from osf_tmux.vt.pane import PaneScreen
+from tests.test_daemon_settle import fake_daemon
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = ROOT / "captures/claude-2.1.328/c_bash_yes-120x32.snapshots"
-
-
-class RecordingTmux(Tmux):
-    def __init__(self) -> None:
-        super().__init__(ServerSpec("osf-test-never-started"))
-        self.sent: list[list[str]] = []
-
-    def run_many(self, commands: Sequence[Sequence[str]]) -> str:
-        self.sent.extend(list(c) for c in commands)
-        return ""
 
 
 def screen_bytes(name: str) -> bytes:
@@ -56,6 +44,16 @@ def _info(n: int) -> PaneInfo:
     )  # fmt: skip
 
 
+def one_turn(daemon: Daemon, watches: Sequence[PaneWatch], now: float) -> None:
+    """One wake-up of the loop: the bytes of the panes the selector would hand over (those on
+    the beat are not on it), the reads due on the beat, then what is due."""
+    for w in watches:
+        if not w.parked and w.pipe is not None:
+            daemon._on_bytes(w, w.pipe.read())
+    daemon._read_parked(now)
+    daemon.process()
+
+
 @dataclasses.dataclass
 class Rig:
     daemon: Daemon
@@ -72,16 +70,10 @@ class Rig:
         os.utime(pipe.path, ns=(stamp, stamp))
 
     def turn(self, draw: Sequence[int] = (0, 1, 2), data: bytes = WORKING) -> None:
-        """The panes in `draw` draw a frame; one wake-up reads what the selector would hand
-        over (parked panes are not on it) and what is due on the beat; then time goes on."""
+        """The panes in `draw` draw a frame, the loop wakes up once, then time goes on."""
         for i in draw:
             self.write(i, data)
-        d = self.daemon
-        for w in self.watches:
-            if not w.parked and w.pipe is not None:
-                d._on_bytes(w, w.pipe.read())
-        d._read_parked(self.clock.now())
-        d.process()
+        one_turn(self.daemon, self.watches, self.clock.now())
         self.clock.advance(0.1)
 
     def on_selector(self, i: int) -> bool:
@@ -92,11 +84,9 @@ class Rig:
 
 @pytest.fixture
 def rig(tmp_path: Path) -> Iterator[Rig]:
-    clock = FakeClock(start=1000.0, wall_offset=time.time() - 1000.0)
-    rules = load_rules(None)
-    daemon = Daemon(RecordingTmux(), rules, PipeFactory(tmp_path / "run"), "token", clock=clock)
-    daemon.pipes.prepare()
+    daemon, clock = fake_daemon(tmp_path)
     daemon.next_sweep = float("inf")  # no tmux here to list panes
+    rules = daemon.rules
     watches, writers = [], []
     for n in (1, 2, 3):
         pipe = daemon.pipes.open(f"%{n}")

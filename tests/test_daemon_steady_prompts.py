@@ -11,20 +11,17 @@ import dataclasses
 import itertools
 import os
 import selectors
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from osf_tmux.clock import FakeClock
-from osf_tmux.daemon.loop import Daemon, PaneWatch
-from osf_tmux.daemon.source import PipeFactory
+from osf_tmux.daemon.loop import PaneWatch
 from osf_tmux.judge.combine import PaneTracker
 from osf_tmux.judge.corpus import Capture, find_captures
-from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.vt.pane import PaneScreen
-from tests.test_daemon_steady import WORKING, RecordingTmux, _info
+from tests.test_daemon_settle import fake_daemon
+from tests.test_daemon_steady import WORKING, _info, one_turn
 
 ROOT = Path(__file__).resolve().parent.parent
 STEP = 0.01  # the simulated loop turns this often
@@ -61,13 +58,10 @@ class Loop:
     """Three panes: 0 replays the capture, 1 and 2 spin; `turn` is one pass of the loop."""
 
     def __init__(self, tmp: Path, size: tuple[int, int], agent: str) -> None:
-        self.clock = FakeClock(start=1000.0, wall_offset=time.time() - 1000.0)
-        rules = load_rules(None)
-        self.daemon = d = Daemon(
-            RecordingTmux(), rules, PipeFactory(tmp / "run"), "token", clock=self.clock
-        )
-        d.pipes.prepare()
-        d.next_sweep = float("inf")
+        d, self.clock = fake_daemon(tmp)
+        self.daemon = d
+        d.next_sweep = float("inf")  # no tmux here to list panes
+        rules = d.rules
         self.watches: list[PaneWatch] = []
         self.writers: list[int] = []
         panes = ((1, size, agent), (2, (120, 32), "claude"), (3, (120, 32), "claude"))
@@ -95,12 +89,7 @@ class Loop:
         os.utime(pipe.path, ns=(stamp, stamp))
 
     def turn(self) -> None:
-        d = self.daemon
-        for w in self.watches:
-            if not w.parked and w.pipe is not None:
-                d._on_bytes(w, w.pipe.read())
-        d._read_parked(self.clock.now())
-        d.process()
+        one_turn(self.daemon, self.watches, self.clock.now())
 
     def close(self) -> None:
         for fd in self.writers:
