@@ -254,3 +254,19 @@ def test_panes_on_the_beat_do_not_hold_back_the_others(
     d.woke = rig.clock.now()
     d.step(max_wait=0.2)
     assert slept and slept[0] > 0  # two panes on the selector draw: their frames are gathered
+
+
+def test_a_plain_pane_never_goes_onto_the_beat(rig: Rig) -> None:
+    """A pane with no agent's rules has its bytes read but not parsed: the beat saves nothing
+    there, and an agent that starts in it is found when its bytes are read."""
+    w = rig.watches[0]
+    w.info = dataclasses.replace(w.info, current_command="sleep")
+    w.manifest = None
+    for _ in range(int(rig.daemon.settings.steady_after / 0.1) + 3):
+        rig.turn()
+        w.dirty_since = rig.clock.now()  # judged as often as a focus change could make it
+        rig.daemon.active.add("%1")  # as the sweep does
+        rig.daemon.process()
+    assert w.manifest is None and w.tracker.current.state is None
+    assert not w.parked and rig.on_selector(0)
+    assert rig.watches[1].parked

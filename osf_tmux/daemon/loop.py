@@ -634,6 +634,7 @@ class Daemon:
             return
         if (
             not w.parked
+            and w.manifest is not None  # a plain pane's bytes are not parsed: nothing to save
             and w.mode == "pipe"
             and w.pipe is not None
             and w.dropping_since is None
