@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import itertools
 import math
 import os
 import random
@@ -214,25 +213,12 @@ def measure_load(
 
 def blocked_cases() -> list[tuple[Capture, int, int]]:
     """(capture, offset where the agent still works, offset where the prompt is on screen)."""
-    out = []
-    for cap in find_captures(ROOT / "captures"):
-        if cap.labels_path is None:
-            continue
-        pts = cap.points()
-        for before, after in itertools.pairwise(pts):
-            if after.state == "blocked" and before.state == "working":
-                out.append((cap, before.offset, after.offset))
-    return out
-
-
-def lead_in(cap: Capture, working_at: int, blocked_at: int) -> list[tuple[float, int]]:
-    """The reads tmux made between the working cue and the read that brought the prompt:
-    (seconds after the cue's read, end offset)."""
-    timing = cap.timing() or []
-    cue = next((t for o, t in timing if o >= working_at), None)
-    if cue is None:
-        return []
-    return [(t - cue, o) for o, t in timing if working_at < o < blocked_at]
+    return [
+        (cap, working_at, blocked_at)
+        for cap in find_captures(ROOT / "captures")
+        if cap.labels_path is not None
+        for working_at, blocked_at in cap.prompts_after_work()
+    ]
 
 
 def latency(trials: int, busy: int, lead: bool = False) -> None:
@@ -269,7 +255,9 @@ def latency(trials: int, busy: int, lead: bool = False) -> None:
                 # random pause every prompt would land at the same phase of its loop.
                 time.sleep(rng.uniform(0.0, 0.2))
                 began, done = time.monotonic(), working_at
-                for at, end in lead_in(cap, working_at, blocked_at) if lead else []:
+                # The reads between the working cue and the one that brings the prompt.
+                reads = cap.reads_after(working_at, blocked_at - 1) if lead else []
+                for at, end in reads:
                     time.sleep(max(0.0, began + at - time.monotonic()))
                     feeder.write(data[done:end])
                     done = end

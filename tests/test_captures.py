@@ -53,3 +53,22 @@ def test_capture_points(capture: Capture, points: list[LabelPoint], rules: RuleS
         if g.verdict.state != p.state
     ]
     assert not wrong, "\n".join(wrong)
+
+
+def test_prompts_after_work_and_the_reads_between(tmp_path: Path) -> None:
+    """A capture's working -> blocked points, and the pipe-pane reads between them, timed from
+    the read that brought the working point's byte."""
+    data = tmp_path / "demo-80x24.bytes"
+    data.write_bytes(b"x" * 100)
+    (tmp_path / "demo-80x24.timing").write_text("10 5.0\n40 5.5\n70 6.25\n100 7.0\n")
+    labels = tmp_path / "demo-80x24.labels.json"
+    labels.write_text(
+        '{"segments": [{"offset": 5, "state": "idle"}, {"offset": 20, "state": "working"},'
+        ' {"offset": 70, "state": "blocked"}]}'
+    )
+    cap = Capture(data, labels)
+    assert cap.prompts_after_work() == [(20, 70)]
+    # Byte 20 came with the read ending at 40 (at 5.5 s); then the reads up to byte 70.
+    assert cap.reads_after(20, 70) == [(0.0, 40), (0.75, 70)]
+    assert cap.reads_after(20, 69) == [(0.0, 40)]
+    assert Capture(tmp_path / "none-80x24.bytes", None).reads_after(0, 10) == []

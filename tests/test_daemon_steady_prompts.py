@@ -8,7 +8,6 @@ pane must go onto the beat while it works (measured: 15 of the 16 agents' cases;
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import os
 import selectors
 from collections.abc import Callable, Iterator
@@ -32,22 +31,16 @@ def longest_lead_ins() -> list[tuple[Capture, int, int, list[tuple[float, int]]]
     the working cue's read, end offset)), the one with the longest stretch of reads."""
     best: dict[str, tuple[float, tuple[Capture, int, int, list[tuple[float, int]]]]] = {}
     for cap in find_captures(ROOT / "captures"):
-        timing = cap.timing() if cap.labels_path else None
         agent = cap.agent()
-        if not timing or not agent:
+        if cap.labels_path is None or not agent:
             continue
-        for before, after in itertools.pairwise(cap.points()):
-            if not (before.state == "working" and after.state == "blocked"):
-                continue
-            cue = next((t for o, t in timing if o >= before.offset), None)
-            if cue is None:
-                continue
-            reads = [(t - cue, o) for o, t in timing if before.offset < o <= after.offset]
-            if not reads or reads[-1][1] != after.offset:
+        for working_at, blocked_at in cap.prompts_after_work():
+            reads = cap.reads_after(working_at, blocked_at)
+            if not reads or reads[-1][1] != blocked_at:
                 continue  # the prompt's last byte must end a read
             span = reads[-1][0]
             if span > best.get(agent, (0.0,))[0]:
-                best[agent] = (span, (cap, before.offset, after.offset, reads))
+                best[agent] = (span, (cap, working_at, blocked_at, reads))
     return [case for _, case in sorted(best.values(), key=lambda v: v[1][0].name)]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -87,6 +88,24 @@ class Capture:
                 if inside:
                     out.append(LabelPoint(inside[-1], seg["state"], f"end: {note}"))
         return [p for p in out if p.offset <= size]
+
+    def prompts_after_work(self) -> list[tuple[int, int]]:
+        """(offset where the agent works, offset where its prompt is on screen) for each
+        labelled `working` point followed by a `blocked` one."""
+        return [
+            (before.offset, after.offset)
+            for before, after in itertools.pairwise(self.points())
+            if before.state == "working" and after.state == "blocked"
+        ]
+
+    def reads_after(self, start: int, end: int) -> list[tuple[float, int]]:
+        """The pipe-pane reads after the one that brought byte `start`, up to the one ending at
+        `end` or before: (seconds after that first read, end offset). Empty without timing."""
+        timing = self.timing() or []
+        first = next((t for o, t in timing if o >= start), None)
+        if first is None:
+            return []
+        return [(t - first, o) for o, t in timing if start < o <= end]
 
 
 def known_agents() -> list[str]:
