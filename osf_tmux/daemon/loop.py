@@ -428,13 +428,15 @@ class Daemon:
         w.parks += 1
         self.counters["parked"] += 1
 
-    def _unpark(self, w: PaneWatch) -> None:
+    def _unpark(self, w: PaneWatch, listen: bool = True) -> None:
+        """Off the beat; with `listen`, its FIFO back on the selector (not for a pipe about to
+        close)."""
         if not w.parked:
             return
         w.parked = False
         w.next_read = float("inf")
         self.parked.pop(w.info.pane_id, None)
-        if w.pipe is not None:
+        if listen and w.pipe is not None:
             self.selector.register(w.pipe.read_fd, selectors.EVENT_READ, w.info.pane_id)
 
     def _drawing(self, now: float) -> int:
@@ -872,10 +874,7 @@ class Daemon:
         )
 
     def _close_pipe(self, w: PaneWatch) -> None:
-        if w.parked:
-            w.parked = False
-            w.next_read = float("inf")
-            self.parked.pop(w.info.pane_id, None)
+        self._unpark(w, listen=False)
         if w.pipe is not None:
             with contextlib.suppress(KeyError, ValueError):
                 self.selector.unregister(w.pipe.read_fd)
