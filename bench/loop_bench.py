@@ -2,12 +2,14 @@
 
   python bench/loop_bench.py [--agents 20] [--shells 180] [--seconds 20] [--runs 3]
   python bench/loop_bench.py --agents 10 --shells 0           (issue #15's 10 panes)
+  python bench/loop_bench.py --agents 50 --shells 0 --source gemini
 
-A `Daemon` (loop.py, unchanged) watches `agents` panes marked as Claude's and `shells` plain
-panes, each with a real FIFO opened and attached by the daemon's own code path (tmux is a
-recorder that answers nothing, so no sweep, seed or publish reaches a real server). A forked
-writer plays issue #15's Claude 2.1.x frame (bench/agent_frames.py, `claude-2.1-issue`) into
-every agent pane's FIFO at 10 Hz, the panes staggered. The main thread runs `Daemon.step()` for
+A `Daemon` (loop.py, unchanged) watches `agents` panes marked as the source's agent's (Claude's
+for the issue's frame) and `shells` plain panes, each with a real FIFO opened and attached by
+the daemon's own code path (tmux is a recorder that answers nothing, so no sweep, seed or
+publish reaches a real server). A forked writer plays the source's frames (bench/agent_frames.py:
+issue #15's Claude 2.1.x frame at 10 Hz, `claude-2.1-issue`, or an agent's working stretch at
+its recorded pace) into every agent pane's FIFO, the panes staggered. The main thread runs `Daemon.step()` for
 `seconds` of wall time; its CPU (thread time: the writer is another process) is divided by
 the wake-ups and frames judged the daemon counted. Then 20 sweeps of a listing of those panes
 (as tmux would answer `list-panes -a`, every pane piped by us) are timed alone, 0.1 s apart.
@@ -23,6 +25,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
+import heapq
+import itertools
 import os
 import pstats
 import signal
@@ -36,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agent_frames import issue_claude  # noqa: E402
+from agent_frames import ISSUE_CLAUDE, pick_stretch, source  # noqa: E402
 
 from osf_tmux.daemon.loop import Daemon, PaneWatch  # noqa: E402
 from osf_tmux.daemon.source import PipeFactory  # noqa: E402
@@ -88,31 +92,43 @@ def _info(n: int, pid: int, agent: str) -> PaneInfo:
     )  # fmt: skip
 
 
-def _writer(paths: list[Path], seconds: float) -> None:
-    """The agents: every pane's frame at 10 Hz, pane i offset by i/len(paths) of a period."""
+def _frames(name: str) -> tuple[bytes, list[tuple[float, bytes]]]:
+    """`name`'s prefix and one loop of its (pause, frame), worked out once: finding a capture's
+    stretch takes seconds."""
+    prefix, frames = source(name)
+    length = 1000 if name == ISSUE_CLAUDE else len(pick_stretch(name).chunks) + 1
+    return prefix, list(itertools.islice(frames, length))
+
+
+def _writer(paths: list[Path], seconds: float, loop: list[tuple[float, bytes]]) -> None:
+    """The agents: every pane plays the loop of frames at its pace (bench/agent_frames.py), pane
+    i starting i/len(paths) of a tenth of a second after pane 0."""
     fds = [os.open(p, os.O_WRONLY | os.O_NONBLOCK) for p in paths]
-    _, frames = issue_claude()
-    period = 0.1
+    loops = [itertools.cycle(loop) for _ in fds]
     start = time.monotonic()
-    slot = period / max(len(fds), 1)
-    due = start
-    i = 0
-    while time.monotonic() - start < seconds:
-        frame = next(frames)[1]
-        for k, fd in enumerate(fds):
-            at = due + k * slot
-            delay = at - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            with contextlib.suppress(BlockingIOError):  # a full FIFO: the daemon is behind
-                os.write(fd, frame)
-        i += 1
-        due = start + i * period
+    slot = 0.1 / max(len(fds), 1)
+    due: list[tuple[float, int, bytes]] = []
+    for k, frames in enumerate(loops):
+        pause, chunk = next(frames)
+        heapq.heappush(due, (start + k * slot + pause, k, chunk))
+    while due and time.monotonic() - start < seconds:
+        at, k, chunk = heapq.heappop(due)
+        delay = at - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        with contextlib.suppress(BlockingIOError):  # a full FIFO: the daemon is behind
+            os.write(fds[k], chunk)
+        pause, chunk = next(loops[k])
+        heapq.heappush(due, (at + pause, k, chunk))
     os._exit(0)
 
 
 def run_once(
-    agents: int, shells: int, seconds: float, profile: cProfile.Profile | None = None
+    agents: int,
+    shells: int,
+    seconds: float,
+    profile: cProfile.Profile | None = None,
+    name: str = ISSUE_CLAUDE,
 ) -> tuple[float, float, float, float, float]:
     """(CPU % of a core, µs per wake-up, µs per frame judged, wake-ups/s, ms per sweep) of the
     main thread."""
@@ -127,11 +143,12 @@ def run_once(
             identify=lambda pid: [["sleep", "100000"]],
         )
         daemon.pipes.prepare()
-        prefix, _ = issue_claude()
+        prefix, loop = _frames(name)
+        agent_name = "claude" if name == ISSUE_CLAUDE else name
         now = daemon.clock.now()
         paths: list[Path] = []
         for n in range(agents + shells):
-            agent = "claude" if n < agents else ""
+            agent = agent_name if n < agents else ""
             info = _info(n + 1, os.getpid(), agent)
             w = daemon.panes[info.pane_id] = PaneWatch(info, PaneTracker(daemon.settings.timing))
             daemon._reconcile_pipe(w)  # the sweep's own path: FIFO opened, a seed wanted
@@ -148,7 +165,7 @@ def run_once(
         daemon.next_check = float("inf")
         pid = os.fork()
         if pid == 0:
-            _writer(paths, seconds + 2)
+            _writer(paths, seconds + 2, loop)
         try:
             end = time.monotonic() + 1.0  # the first frames: every pane judged once
             while time.monotonic() < end:
@@ -213,14 +230,17 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--profile", type=int, default=0, help="print the top N functions (CPU)")
+    ap.add_argument(
+        "--source", default=ISSUE_CLAUDE, help="whose frames the agents play (agent_frames.py)"
+    )
     a = ap.parse_args()
     prof = cProfile.Profile(time.thread_time) if a.profile else None
-    rows = [run_once(a.agents, a.shells, a.seconds, prof) for _ in range(a.runs)]
+    rows = [run_once(a.agents, a.shells, a.seconds, prof, a.source) for _ in range(a.runs)]
     if prof is not None:
         pstats.Stats(prof).sort_stats("tottime").print_stats(a.profile)
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     print(
-        f"{a.agents} agents at 10 Hz + {a.shells} quiet panes, {a.seconds:g} s x {a.runs}, "
+        f"{a.agents} agents ({a.source}) + {a.shells} quiet panes, {a.seconds:g} s x {a.runs}, "
         f"load average {load}: loop CPU {_spread([r[0] for r in rows], '{:.2f}')} % of a core; "
         f"{_spread([r[1] for r in rows], '{:.0f}')} µs a wake-up, "
         f"{_spread([r[2] for r in rows], '{:.0f}')} µs a frame judged, "

@@ -383,3 +383,86 @@ def test_the_text_caches_stay_bounded_and_long_tokens_are_not_kept() -> None:
     assert long_token.encode() not in texts
     assert long_token not in screen._NARROW_CELLS
     assert pane.snapshot().rows[0] == "─" * 80
+
+
+# -- whole lines kept and done again (stream._line_caches) ------------------------------------
+
+LINE_PIECES = [p for p in ALPHABET if b"\n" not in p]
+lines = st.lists(st.sampled_from(LINE_PIECES), max_size=8).map(lambda p: b"".join(p) + b"\r\n")
+
+
+@SETTINGS
+@given(
+    kinds=st.lists(lines, min_size=1, max_size=4),
+    picks=st.lists(st.integers(0, 3), min_size=1, max_size=24),
+    cuts=st.lists(st.integers(0, 400), max_size=4),
+)
+def test_lines_that_come_again_equal_the_state_machine(
+    kinds: list[bytes], picks: list[int], cuts: list[int]
+) -> None:
+    # A few lines over and over, as an agent repaints its live area: each is kept the second
+    # time and done from the cache after that, whole or with the feed cut inside it.
+    data = b"".join(kinds[k % len(kinds)] for k in picks) * 3
+    expected = fed([data], slow=True)
+    assert fed([data]) == expected
+    points = sorted({min(c, len(data)) for c in cuts})
+    chunks = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
+    assert fed(chunks) == expected
+
+
+def test_a_line_is_kept_the_second_time_and_done_from_the_cache_the_third() -> None:
+    line = b"\x1b[2K\x1b[38;2;1;2;3m\xe2\x94\x80 kept line \xe2\x94\x80\x1b[39m\r\n"
+    pane = PaneScreen(30, 6)
+    cache = pane._parser._lines
+    cache.pop(line, None)
+    pane.feed(line)
+    assert cache[line] is None  # seen once
+    pane.feed(line)
+    assert cache[line] is not None  # what its tokens did
+    calls: list[str] = []
+    original = pane._parser._text_re
+
+    class Watch:
+        def match(self, data: bytes, pos: int, endpos: int) -> re.Match[bytes] | None:
+            calls.append("text")
+            return original.match(data, pos, endpos)
+
+    pane._parser._text_re = Watch()  # type: ignore[assignment]
+    pane.feed(line)
+    assert calls == []  # nothing matched again
+    assert pane.snapshot().rows[:4] == ("─ kept line ─",) * 3 + ("",)
+    assert pane.snapshot().cursor == (0, 3)
+
+
+@pytest.mark.parametrize(
+    "before",
+    [b"\xe4\xb8", b"\x1b[", b"\x1b]0;title"],
+    ids=["half a character", "half a sequence", "an open OSC"],
+)
+def test_a_kept_line_is_not_used_after_something_unfinished(before: bytes) -> None:
+    # The cache holds what a line does from the ground state with nothing half read: after a
+    # cut UTF-8 character or sequence, the line's bytes mean something else.
+    line = b"ab\xe2\x94\x80cd\r\n"
+    for _ in range(3):
+        PaneScreen(12, 5).feed(line)
+    assert fed([before, line, line]) == fed([before, line, line], slow=True)
+    assert fed([before + line + line]) == fed([before + line + line], slow=True)
+
+
+def test_a_line_with_invalid_text_is_not_kept_and_still_equals_the_state_machine() -> None:
+    line = b"\x1b[1mab\xff\xe2\x94\x80\x1b[0m\r\n"
+    data = line * 4
+    assert fed([data]) == fed([data], slow=True)
+    assert PaneScreen(12, 5)._parser._lines.get(line) is None
+
+
+def test_the_line_cache_stays_bounded_and_long_lines_are_not_kept() -> None:
+    pane = PaneScreen(20, 5)
+    cache = pane._parser._lines
+    for k in range(stream._LINE_CACHE_SIZE + 100):
+        line = f"\x1b[H{k}\r\n".encode()
+        pane.feed(line + line)
+    assert 0 < len(cache) <= stream._LINE_CACHE_SIZE
+    long_line = b"x" * (stream._LINE_BYTES + 1) + b"\r\n"
+    pane.feed(long_line * 3)
+    assert long_line not in cache

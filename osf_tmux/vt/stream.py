@@ -21,7 +21,9 @@ and C0 controls (with the text right after it), each one regex match; the termin
 run's calls once per distinct run, and a text token is decoded once per distinct token. Text
 may have sequences the terminal declares inert inside (SGR around every word): they are taken
 out and the text goes to the terminal in one piece when it decodes; otherwise each piece goes
-as the state machine would send it. Everything else (an incomplete sequence at the end of a
+as the state machine would send it. No token reaches past the line it starts in, so a whole line
+(up to its LF) that comes again from the ground state is done as the operations it made the first
+time, without being matched again. Everything else (an incomplete sequence at the end of a
 feed, CAN/SUB, DEL, other strings and escapes, malformed sequences) steps the byte state
 machine, so a sequence split across feeds ends in the same place as an unsplit one."""
 
@@ -61,8 +63,14 @@ def _patterns(inert: bytes) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
     sequences, OSCs ended by BEL and C0 controls and, as a second group, the text right after
     them, so that the usual `newline, move, colours, text` takes one match."""
     text = rb"%(t)s+(?:(?:%(i)s)+%(t)s+)*" % {b"t": _TEXT_BYTE, b"i": inert}
-    parts = {b"csi": _CSI_BYTES, b"osc": _OSC_BEL_BYTES, b"c0": _C0_BYTE, b"text": text}
-    csi = rb"((?:%(csi)s|%(osc)s|%(c0)s)+)(%(text)s)?" % parts
+    parts = {
+        b"csi": _CSI_BYTES,
+        b"osc": _OSC_BEL_BYTES,
+        b"c0": _C0_BYTE,
+        b"text": text,
+        b"most": b"%d" % _RUN_ITEMS,
+    }
+    csi = rb"((?:%(csi)s|%(osc)s|%(c0)s){1,%(most)s})(%(text)s)?" % parts
     return re.compile(text), re.compile(csi)
 
 
@@ -105,12 +113,28 @@ _UNPARSED: CsiCall = ("", [], "")
 _run_caches: dict[tuple[type, bytes], dict[bytes, PreparedRun]] = {}
 _RUN_CACHE_SIZE = 2048
 _RUN_CACHE_BYTES = 256
+# Items in one run at most. A program that draws frames with nothing but sequences in them (a
+# cursor put back, a synchronized update opened and closed: Codex) sends them back to back, and
+# one unbounded run of a read's frames would be a new key too long to keep at every read; runs
+# cut at this length repeat, and are kept.
+_RUN_ITEMS = 16
 # Text tokens by their bytes, decoded with the inert sequences taken out: the same few rows come
 # again and again (borders, footers), and the same str each time lets the terminal's checks on
 # it hit a cache. Bounded like the runs.
 _text_caches: dict[bytes, dict[bytes, str]] = {}
 _TEXT_CACHE_SIZE = 256
 _TEXT_CACHE_BYTES = 4096
+# Whole lines (up to and with their LF) by their bytes, as the operations their tokens made the
+# terminal do, for lines fed again from the ground state with no half-read character: the same
+# bytes make the same tokens there, so doing the kept operations is feeding them. A program that
+# repaints its live area every frame (Ink's agents: Gemini CLI, Qwen Code, Claude Code) sends
+# the same rows again and again, and a kept line skips the matching and the lookups of its
+# tokens. A line is kept the second time it comes, so text that streams by once is not; bounded
+# like the other caches, per kind of terminal.
+_line_caches: dict[tuple[type, bytes], dict[bytes, tuple[PreparedRun, ...] | None]] = {}
+_LINE_CACHE_SIZE = 2048
+_LINE_BYTES = 1024
+_NEW: Any = object()
 _RUN_ITEM = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]|" + _OSC_BEL_BYTES + b"|" + _C0_BYTE)
 
 _C0_EXECUTED = frozenset(range(0x00, 0x18)) | {0x19} | frozenset(range(0x1C, 0x20))
@@ -198,6 +222,7 @@ class Parser:
         self._inert = re.compile(inert)
         self._runs = _run_caches.setdefault((type(terminal), inert), {})
         self._texts = _text_caches.setdefault(inert, {})
+        self._lines = _line_caches.setdefault((type(terminal), inert), {})
 
     def reset_utf8(self) -> None:
         self._u8_size = 0
@@ -211,13 +236,34 @@ class Parser:
         run_match = self._csi_re.match
         runs = self._runs
         texts = self._texts
+        lines = self._lines
         print_run = t.print_run
         state = self.state  # only _step changes it
+        # Tokens never reach past the end of the line they start in (just after its LF), so
+        # that every line starts a token: a line seen before is then done as it was recorded.
+        end = 0
         while i < n:
             if state == GROUND:
+                if i >= end:
+                    end = data.find(b"\n", i) + 1 or n
+                    if data[end - 1] == 0x0A and not self._u8_size and end - i <= _LINE_BYTES:
+                        line = data[i:end]
+                        ops = lines.get(line, _NEW)
+                        if ops is _NEW:
+                            if len(lines) >= _LINE_CACHE_SIZE:
+                                lines.clear()
+                            lines[line] = None  # seen once; kept when seen again
+                        elif ops is None:
+                            i = self._record(data, i, end, line)
+                            continue
+                        else:
+                            for fn, arg in ops:
+                                fn(t, arg)
+                            i = end
+                            continue
                 b = data[i]
                 if 0x20 <= b < 0x7F or b >= 0x80:
-                    m = text_match(data, i)
+                    m = text_match(data, i, end)
                     assert m is not None
                     raw = m.group()
                     i = m.end()
@@ -228,7 +274,7 @@ class Parser:
                         self._text(raw)
                     continue
                 if b == 0x1B or (b < 0x20 and b != 0x18 and b != 0x1A):
-                    m = run_match(data, i)
+                    m = run_match(data, i, end)
                     if m is not None:
                         # Programs repeat the same few runs of sequences and controls (cursor
                         # moves, colours, newlines): each distinct one is prepared once.
@@ -251,22 +297,77 @@ class Parser:
             state = self.state
             i += 1
 
+    def _record(self, data: bytes, i: int, end: int, line: bytes) -> int:
+        """Do the tokens of `data[i:end]` (a line, from the ground state with no half-read
+        character) through the fast paths and keep what they did under `line`, for the next
+        time it comes. Stops before the first token that needs anything else and returns where
+        it stopped (the line is then not kept)."""
+        t = self.terminal
+        text_match = self._text_re.match
+        run_match = self._csi_re.match
+        runs = self._runs
+        print_run = type(t).print_run
+        ops: list[PreparedRun] = []
+        while i < end:
+            b = data[i]
+            if 0x20 <= b < 0x7F or b >= 0x80:
+                m = text_match(data, i, end)
+                assert m is not None
+                text = self._decoded(m.group())
+                if text is None:
+                    return i
+                print_run(t, text)
+                ops.append((print_run, text))
+                i = m.end()
+                continue
+            if b == 0x1B or (b < 0x20 and b != 0x18 and b != 0x1A):
+                m = run_match(data, i, end)
+                if m is None:
+                    return i
+                key, raw = m.groups()
+                run = runs.get(key)
+                if run is None:
+                    run = self._prepare_run(key)
+                run[0](t, run[1])
+                ops.append(run)
+                i = m.end(1)
+                if raw is not None:
+                    text = self._decoded(raw)
+                    if text is None:
+                        return i
+                    print_run(t, text)
+                    ops.append((print_run, text))
+                    i = m.end()
+                continue
+            return i
+        self._lines[line] = tuple(ops)
+        return i
+
+    def _decoded(self, raw: bytes) -> str | None:
+        """A text token as one run of text (inert sequences taken out), or None when it does
+        not decode as UTF-8; kept in the text cache."""
+        text = self._texts.get(raw)
+        if text is not None:
+            return text
+        stripped = self._inert.sub(b"", raw) if 0x1B in raw else raw
+        try:
+            text = stripped.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        if len(raw) <= _TEXT_CACHE_BYTES:
+            if len(self._texts) >= _TEXT_CACHE_SIZE:
+                self._texts.clear()
+            self._texts[raw] = text
+        return text
+
     def _text(self, raw: bytes) -> None:
         """A text token: printable bytes with inert sequences in between. These only
         clear REP's character, which the text's last character sets again (or clears, when
         it is not ASCII), and do not break a UTF-8 character: so when the bytes without them
         decode, they are one run of text."""
         if not self._u8_size:
-            stripped = self._inert.sub(b"", raw) if 0x1B in raw else raw
-            try:
-                text = stripped.decode("utf-8")
-            except UnicodeDecodeError:
-                pass
-            else:
-                if len(raw) <= _TEXT_CACHE_BYTES:
-                    if len(self._texts) >= _TEXT_CACHE_SIZE:
-                        self._texts.clear()
-                    self._texts[raw] = text
+            text = self._decoded(raw)
+            if text is not None:
                 self.terminal.print_run(text)
                 return
         # A half-read character from before, or invalid UTF-8: each piece as the state
