@@ -9,15 +9,15 @@ for the issue's frame) and `shells` plain panes, each with a real FIFO opened an
 the daemon's own code path (tmux is a recorder that answers nothing, so no sweep, seed or
 publish reaches a real server). A forked writer plays the source's frames (bench/agent_frames.py:
 issue #15's Claude 2.1.x frame at 10 Hz, `claude-2.1-issue`, or an agent's working stretch at
-its recorded pace) into every agent pane's FIFO, the panes staggered. The main thread runs `Daemon.step()` for
-`seconds` of wall time; its CPU (thread time: the writer is another process) is divided by
-the wake-ups and frames judged the daemon counted. Then 20 sweeps of a listing of those panes
-(as tmux would answer `list-panes -a`, every pane piped by us) are timed alone, 0.1 s apart.
-Runs are repeated; median (min-max).
+its recorded pace) into every agent pane's FIFO, the panes staggered. The main thread runs
+`Daemon.step()` for `seconds` of wall time; its CPU (thread time: the writer is another
+process) is divided by the wake-ups and frames judged the daemon counted. Then 20 sweeps of a
+listing of those panes (as tmux would answer `list-panes -a`, every pane piped by us) are timed
+alone, 0.1 s apart. Runs are repeated; median (min-max).
 
 What it leaves out, on purpose: tmux's own calls, and the periodic sweep from the loop's
-figure (it is timed on its own). `--profile N`: the top N functions by
-their own CPU (cProfile, thread time; its overhead makes the CPU figures of that run ~2x).
+figure (it is timed on its own). `--profile N`: the top N functions by their own CPU
+(cProfile, thread time; its overhead makes the CPU figures of that run ~2x).
 Prints numbers only."""
 
 from __future__ import annotations

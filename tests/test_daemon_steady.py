@@ -145,6 +145,38 @@ def test_a_parked_pane_is_read_only_on_the_beat(rig: Rig) -> None:
     assert os.read(w.pipe.read_fd, 1 << 16)  # the bytes still wait in the FIFO
 
 
+def test_with_many_panes_on_it_the_beat_slows_to_keep_its_reads_few(rig: Rig) -> None:
+    s = rig.daemon.settings
+    assert rig.daemon.beat_step() == s.steady_read  # nothing on it yet
+    # Four reads a second: one pane a beat of 0.25 s, so three panes are read every 0.75 s.
+    rig.daemon.settings = dataclasses.replace(s, steady_looks=4.0)
+    steady(rig)
+    assert len(rig.daemon.parked) == 3
+    assert rig.daemon.beat_step() == pytest.approx(0.75)
+    # Read together at the slower beat's instants, and not before.
+    for _ in range(3):
+        beats = {w.next_read for w in rig.watches}
+        assert len(beats) == 1
+        (beat,) = beats
+        assert (beat / 0.75) == pytest.approx(round(beat / 0.75))
+        for i in range(3):
+            rig.write(i, WORKING)
+        rig.clock.t = beat - 0.3  # past the faster beat's instant, before this one
+        rig.daemon._read_parked(rig.clock.now())
+        assert all(w.parked and not w.pending for w in rig.watches)
+        rig.clock.t = beat
+        rig.daemon._read_parked(rig.clock.now())
+        rig.daemon.process()
+        assert all(w.parked and w.next_read == pytest.approx(beat + 0.75) for w in rig.watches)
+    # Never slower than steady_read_max, and back to steady_read as they leave it.
+    rig.daemon.settings = dataclasses.replace(s, steady_looks=0.1)
+    assert rig.daemon.beat_step() == s.steady_read_max
+    for w in rig.watches[:2]:
+        rig.daemon._unpark(w)
+    rig.daemon.settings = s
+    assert rig.daemon.beat_step() == s.steady_read
+
+
 def test_a_prompt_read_on_the_beat_is_judged_at_once_and_takes_the_pane_off_it(
     rig: Rig,
 ) -> None:

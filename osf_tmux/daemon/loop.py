@@ -9,6 +9,7 @@ import contextlib
 import functools
 import json
 import logging
+import math
 import os
 import selectors
 import signal
@@ -117,6 +118,13 @@ class Settings:
     steady_read: float = 0.25
     steady_min_drawing: int = 3
     steady_quiet: int = 2
+    # Every read on the beat costs about the same, so with many panes on it their reads are
+    # what the CPU goes on: past `steady_looks` reads a second in all (more than 25 panes at
+    # 0.25 s), the beat goes to the next multiple of `steady_read` that keeps them so few (50
+    # panes: 0.5 s, a prompt seen up to that late), never slower than `steady_read_max`.
+    # Multiples keep one grid: the slower beat's instants are the faster one's.
+    steady_looks: float = 100.0
+    steady_read_max: float = 1.0
     timing: Timing = field(default_factory=Timing)
 
 
@@ -414,17 +422,29 @@ class Daemon:
 
     def _beat(self, now: float) -> float:
         """The next instant of the slower beat, the same for every pane on it."""
-        step = self.settings.steady_read
+        step = self.beat_step()
         return (now // step + 1) * step
+
+    def beat_step(self) -> float:
+        """How often the panes on the beat are read (Settings.steady_looks)."""
+        s = self.settings
+        beats = max(1, math.ceil(len(self.parked) / (s.steady_looks * s.steady_read)))
+        return min(beats * s.steady_read, max(s.steady_read, s.steady_read_max))
 
     def _park(self, w: PaneWatch, now: float) -> None:
         assert w.pipe is not None
         with contextlib.suppress(KeyError, ValueError):
             self.selector.unregister(w.pipe.read_fd)
+        step = self.beat_step()
         w.parked = True
         w.quiet_beats = 0
-        w.next_read = self._beat(now)
         self.parked[w.info.pane_id] = w
+        beat = self._beat(now)
+        w.next_read = beat
+        if self.beat_step() != step:
+            # A slower beat: the others move to its next instant too, so all stay on one.
+            for other in self.parked.values():
+                other.next_read = beat
         w.parks += 1
         self.counters["parked"] += 1
 
