@@ -36,6 +36,22 @@ def test_region_rows(spec: str, rows: tuple[str, ...]) -> None:
     assert Region.parse(spec).rows(SCREEN) == rows
 
 
+def test_tails_of_every_length_alternating_between_screens() -> None:
+    # A screen's filled rows are found once for all its tails; each screen keeps its own, and
+    # blank rows (spaces only) do not count.
+    one = Snapshot.from_text("a\n\n   \nb\nc\n  \n")
+    two = Snapshot(cols=5, rows=("x", "", "y"))
+    same_as_one = Snapshot(cols=one.cols, rows=tuple(list(one.rows)))
+    for _ in range(2):
+        assert Region.parse("tail:1").rows(one) == ("c",)
+        assert Region.parse("tail:2").rows(two) == ("x", "y")
+        assert Region.parse("tail:2").rows(one) == ("b", "c")
+        assert Region.parse("tail:30").rows(one) == ("a", "b", "c")
+        assert Region.parse("tail:3").rows(same_as_one) == ("a", "b", "c")
+        assert Region.parse("tail:1").rows(two) == ("y",)
+    assert Region.parse("tail:4").rows(Snapshot(cols=1, rows=())) == ()
+
+
 def test_above_box_needs_two_rules() -> None:
     one = Snapshot.from_text("a\n────────────────────\nb")
     assert Region.parse("above_box:3").rows(one) == ()

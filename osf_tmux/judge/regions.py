@@ -115,16 +115,25 @@ def split_at_column(row: str, x: int) -> tuple[str, str]:
 
 
 def _tail(rows: tuple[str, ...], count: int) -> tuple[str, ...]:
-    """The last `count` rows that are not blank (r.strip() non-empty), found from the bottom."""
-    out: list[str] = []
-    for i in range(len(rows) - 1, -1, -1):
-        r = rows[i]
-        if r and not r.isspace():  # the same test as r.strip(), without copying the row
-            out.append(r)
-            if len(out) == count:
-                break
-    out.reverse()
-    return tuple(out)
+    """The last `count` rows that are not blank (r.strip() non-empty)."""
+    filled = _filled(rows)
+    return filled[-count:] if count < len(filled) else filled
+
+
+# The rows of the last screen asked for that are not blank: a manifest's rules look at tails
+# of several lengths (tail:14, tail:30, ...), and each would go through the rows again. The
+# screen's rows tuple is held, so `is` cannot mistake a new tuple for it.
+_last_filled: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+
+
+def _filled(rows: tuple[str, ...]) -> tuple[str, ...]:
+    global _last_filled
+    if _last_filled[0] is rows:
+        return _last_filled[1]
+    # r.isspace() is the same test as not r.strip(), without copying the row
+    filled = tuple(r for r in rows if r and not r.isspace())
+    _last_filled = (rows, filled)
+    return filled
 
 
 def _between_rules(rows: tuple[str, ...]) -> tuple[str, ...]:
