@@ -308,16 +308,23 @@ class Parser:
         runs = self._runs
         print_run = type(t).print_run
         ops: list[PreparedRun] = []
+
+        def printed(raw: bytes) -> bool:
+            """A text token printed and kept; False (nothing done) when it does not decode."""
+            text = self._decoded(raw)
+            if text is None:
+                return False
+            print_run(t, text)
+            ops.append((print_run, text))
+            return True
+
         while i < end:
             b = data[i]
             if 0x20 <= b < 0x7F or b >= 0x80:
                 m = text_match(data, i, end)
                 assert m is not None
-                text = self._decoded(m.group())
-                if text is None:
+                if not printed(m.group()):
                     return i
-                print_run(t, text)
-                ops.append((print_run, text))
                 i = m.end()
                 continue
             if b == 0x1B or (b < 0x20 and b != 0x18 and b != 0x1A):
@@ -332,11 +339,8 @@ class Parser:
                 ops.append(run)
                 i = m.end(1)
                 if raw is not None:
-                    text = self._decoded(raw)
-                    if text is None:
+                    if not printed(raw):
                         return i
-                    print_run(t, text)
-                    ops.append((print_run, text))
                     i = m.end()
                 continue
             return i
