@@ -466,3 +466,29 @@ def test_the_line_cache_stays_bounded_and_long_lines_are_not_kept() -> None:
     long_line = b"x" * (stream._LINE_BYTES + 1) + b"\r\n"
     pane.feed(long_line * 3)
     assert long_line not in cache
+
+
+def test_output_that_does_not_come_again_stops_the_line_lookups_for_a_while() -> None:
+    pane = PaneScreen(40, 6)
+    cache = pane._parser._lines
+    # A log: every line new. After _COLD_LINES of them, no more are looked up or marked.
+    log = [f"[{k:05}] line of a log {k * 7919 % 10007}\r\n".encode() for k in range(400)]
+    pane.feed(b"".join(log[: stream._COLD_LINES]))
+    assert all(line in cache for line in log[: stream._COLD_LINES])
+    for line in log[stream._COLD_LINES : stream._COLD_LINES + stream._COLD_FEEDS - 2]:
+        pane.feed(line)
+        assert line not in cache
+    # Then it looks again: lines that come again are kept, and it stays on.
+    footer = b"\x1b[2K\xe2\x94\x80\xe2\x94\x80 footer \xe2\x94\x80\xe2\x94\x80\r\n"
+    for _ in range(4):
+        pane.feed(footer)
+    assert cache.get(footer) is not None
+    for line in log[200:260]:
+        pane.feed(line + footer)
+    assert cache.get(log[259]) is None and log[259] in cache  # still looked up, seen once
+    # Whatever it did, the screen is the state machine's.
+    stream_bytes = (
+        b"".join(log[:200]) + footer * 4 + b"".join(line + footer for line in log[200:260])
+    )
+    chunks = [stream_bytes[k : k + 97] for k in range(0, len(stream_bytes), 97)]
+    assert fed(chunks, 40, 6) == fed([stream_bytes], 40, 6, slow=True)

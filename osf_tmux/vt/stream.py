@@ -135,6 +135,12 @@ _line_caches: dict[tuple[type, bytes], dict[bytes, tuple[PreparedRun, ...] | Non
 _LINE_CACHE_SIZE = 2048
 _LINE_BYTES = 1024
 _NEW: Any = object()
+# Output that does not come again (a log, a long answer) would only pay for looking its lines up
+# (about a quarter of its feed): after this many new lines in a row, a parser feeds as if no line
+# were kept, and looks again after that many feeds, for a few lines.
+_COLD_LINES = 64
+_COLD_FEEDS = 16
+_COLD_PROBE = 8
 _RUN_ITEM = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]|" + _OSC_BEL_BYTES + b"|" + _C0_BYTE)
 
 _C0_EXECUTED = frozenset(range(0x00, 0x18)) | {0x19} | frozenset(range(0x1C, 0x20))
@@ -223,6 +229,8 @@ class Parser:
         self._runs = _run_caches.setdefault((type(terminal), inert), {})
         self._texts = _text_caches.setdefault(inert, {})
         self._lines = _line_caches.setdefault((type(terminal), inert), {})
+        self._cold = 0  # new lines in a row (_COLD_LINES)
+        self._rested = 0  # feeds since lines were last looked up
 
     def reset_utf8(self) -> None:
         self._u8_size = 0
@@ -241,7 +249,15 @@ class Parser:
         state = self.state  # only _step changes it
         # Tokens never reach past the end of the line they start in (just after its LF), so
         # that every line starts a token: a line seen before is then done as it was recorded.
+        # Without kept lines (_COLD_LINES), `end` is the end of the data.
         end = 0
+        if self._cold >= _COLD_LINES:
+            self._rested += 1
+            if self._rested < _COLD_FEEDS:
+                end = n
+            else:
+                self._rested = 0
+                self._cold = _COLD_LINES - _COLD_PROBE
         while i < n:
             if state == GROUND:
                 if i >= end:
@@ -253,10 +269,15 @@ class Parser:
                             if len(lines) >= _LINE_CACHE_SIZE:
                                 lines.clear()
                             lines[line] = None  # seen once; kept when seen again
+                            self._cold += 1
+                            if self._cold >= _COLD_LINES:
+                                end = n
                         elif ops is None:
+                            self._cold = 0
                             i = self._record(data, i, end, line)
                             continue
                         else:
+                            self._cold = 0
                             for fn, arg in ops:
                                 fn(t, arg)
                             i = end
