@@ -128,8 +128,9 @@ _last_filled: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
 def _filled(rows: tuple[str, ...]) -> tuple[str, ...]:
     global _last_filled
-    if _last_filled[0] is rows:
-        return _last_filled[1]
+    last = _last_filled  # read once: another thread may replace it meanwhile
+    if last[0] is rows:
+        return last[1]
     # r.isspace() is the same test as not r.strip(), without copying the row
     filled = tuple(r for r in rows if r and not r.isspace())
     _last_filled = (rows, filled)
