@@ -246,6 +246,7 @@ class Parser:
         texts = self._texts
         lines = self._lines
         print_run = t.print_run
+        keep_print = type(t).print_run  # kept lines hold no terminal
         state = self.state  # only _step changes it
         # Tokens never reach past the end of the line they start in (just after its LF), so
         # that every line starts a token: a line seen before is then done as it was recorded.
@@ -258,9 +259,16 @@ class Parser:
             else:
                 self._rested = 0
                 self._cold = _COLD_LINES - _COLD_PROBE
+        # The calls of the line being fed the second time, kept if every token of it takes a
+        # fast path (None: none being kept).
+        kept: list[PreparedRun] | None = None
+        line = b""
         while i < n:
             if state == GROUND:
                 if i >= end:
+                    if kept is not None:
+                        lines[line] = tuple(kept)
+                        kept = None
                     end = data.find(b"\n", i) + 1 or n
                     if data[end - 1] == 0x0A and not self._u8_size and end - i <= _LINE_BYTES:
                         line = data[i:end]
@@ -274,8 +282,7 @@ class Parser:
                                 end = n
                         elif ops is None:
                             self._cold = 0
-                            i = self._record(data, i, end, line)
-                            continue
+                            kept = []
                         else:
                             self._cold = 0
                             for fn, arg in ops:
@@ -283,118 +290,67 @@ class Parser:
                             i = end
                             continue
                 b = data[i]
+                raw: bytes | None = None
                 if 0x20 <= b < 0x7F or b >= 0x80:
                     m = text_match(data, i, end)
                     assert m is not None
                     raw = m.group()
                     i = m.end()
+                elif (b == 0x1B or (b < 0x20 and b != 0x18 and b != 0x1A)) and (
+                    m := run_match(data, i, end)
+                ) is not None:
+                    # Programs repeat the same few runs of sequences and controls (cursor
+                    # moves, colours, newlines): each distinct one is prepared once.
+                    key, raw = m.groups()
+                    i = m.end()
+                    run = runs.get(key)
+                    if run is None:
+                        run = self._prepare_run(key)
+                    run[0](t, run[1])
+                    if self._u8_size and self._run_resets_utf8(key):
+                        self.reset_utf8()
+                    if kept is not None:
+                        kept.append(run)
+                    if raw is None:
+                        continue
+                if raw is not None:
+                    # Text, alone or right after a run.
                     text = texts.get(raw)
                     if text is not None and not self._u8_size:
                         print_run(text)
                     else:
-                        self._text(raw)
+                        text = self._text(raw)
+                    if kept is not None:
+                        if text is None:
+                            kept = None
+                        else:
+                            kept.append((keep_print, text))
                     continue
-                if b == 0x1B or (b < 0x20 and b != 0x18 and b != 0x1A):
-                    m = run_match(data, i, end)
-                    if m is not None:
-                        # Programs repeat the same few runs of sequences and controls (cursor
-                        # moves, colours, newlines): each distinct one is prepared once.
-                        key, raw = m.groups()
-                        i = m.end()
-                        run = runs.get(key)
-                        if run is None:
-                            run = self._prepare_run(key)
-                        run[0](t, run[1])
-                        if self._u8_size and self._run_resets_utf8(key):
-                            self.reset_utf8()
-                        if raw is not None:
-                            text = texts.get(raw)
-                            if text is not None and not self._u8_size:
-                                print_run(text)
-                            else:
-                                self._text(raw)
-                        continue
+            kept = None
             self._step(data[i])
             state = self.state
             i += 1
+        if kept is not None:
+            lines[line] = tuple(kept)
 
-    def _record(self, data: bytes, i: int, end: int, line: bytes) -> int:
-        """Do the tokens of `data[i:end]` (a line, from the ground state with no half-read
-        character) through the fast paths and keep what they did under `line`, for the next
-        time it comes. Stops before the first token that needs anything else and returns where
-        it stopped (the line is then not kept)."""
-        t = self.terminal
-        text_match = self._text_re.match
-        run_match = self._csi_re.match
-        runs = self._runs
-        print_run = type(t).print_run
-        ops: list[PreparedRun] = []
-
-        def printed(raw: bytes) -> bool:
-            """A text token printed and kept; False (nothing done) when it does not decode."""
-            text = self._decoded(raw)
-            if text is None:
-                return False
-            print_run(t, text)
-            ops.append((print_run, text))
-            return True
-
-        while i < end:
-            b = data[i]
-            if 0x20 <= b < 0x7F or b >= 0x80:
-                m = text_match(data, i, end)
-                assert m is not None
-                if not printed(m.group()):
-                    return i
-                i = m.end()
-                continue
-            if b == 0x1B or (b < 0x20 and b != 0x18 and b != 0x1A):
-                m = run_match(data, i, end)
-                if m is None:
-                    return i
-                key, raw = m.groups()
-                run = runs.get(key)
-                if run is None:
-                    run = self._prepare_run(key)
-                run[0](t, run[1])
-                ops.append(run)
-                i = m.end(1)
-                if raw is not None:
-                    if not printed(raw):
-                        return i
-                    i = m.end()
-                continue
-            return i
-        self._lines[line] = tuple(ops)
-        return i
-
-    def _decoded(self, raw: bytes) -> str | None:
-        """A text token as one run of text (inert sequences taken out), or None when it does
-        not decode as UTF-8; kept in the text cache."""
-        text = self._texts.get(raw)
-        if text is not None:
-            return text
-        stripped = self._inert.sub(b"", raw) if 0x1B in raw else raw
-        try:
-            text = stripped.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        if len(raw) <= _TEXT_CACHE_BYTES:
-            if len(self._texts) >= _TEXT_CACHE_SIZE:
-                self._texts.clear()
-            self._texts[raw] = text
-        return text
-
-    def _text(self, raw: bytes) -> None:
+    def _text(self, raw: bytes) -> str | None:
         """A text token: printable bytes with inert sequences in between. These only
         clear REP's character, which the text's last character sets again (or clears, when
         it is not ASCII), and do not break a UTF-8 character: so when the bytes without them
-        decode, they are one run of text."""
+        decode, they are one run of text, which is returned (None: it went in pieces)."""
         if not self._u8_size:
-            text = self._decoded(raw)
-            if text is not None:
+            stripped = self._inert.sub(b"", raw) if 0x1B in raw else raw
+            try:
+                text = stripped.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+            else:
+                if len(raw) <= _TEXT_CACHE_BYTES:
+                    if len(self._texts) >= _TEXT_CACHE_SIZE:
+                        self._texts.clear()
+                    self._texts[raw] = text
                 self.terminal.print_run(text)
-                return
+                return text
         # A half-read character from before, or invalid UTF-8: each piece as the state
         # machine sends it.
         t = self.terminal
@@ -408,6 +364,7 @@ class Parser:
                 self._utf8_run(m.group(2))
             else:
                 t.swallowed()
+        return None
 
     # -- UTF-8 ---------------------------------------------------------------------------
 
