@@ -409,6 +409,9 @@ class Daemon:
         """Read the panes on the slower beat whose turn it is (Settings.steady_read)."""
         s = self.settings
         drawing = self._drawing(now)
+        # One next instant for all: a pane leaving meanwhile can only make the beat faster, and
+        # a slower beat's instants are the faster one's.
+        beat = self._beat(now)
         for w in [w for w in self.parked.values() if now >= w.next_read]:
             assert w.pipe is not None  # closing a pipe takes its pane off the beat
             data = w.pipe.read()
@@ -416,7 +419,7 @@ class Daemon:
             if w.quiet_beats >= s.steady_quiet or drawing < s.steady_min_drawing:
                 self._unpark(w)  # quiet now (or few panes draw): its next bytes wake the loop
             else:
-                w.next_read = self._beat(now)
+                w.next_read = beat
                 w.hurry = bool(data)
             self._on_bytes(w, data)
 
