@@ -113,6 +113,18 @@ def test_narrow_over_wide_blanks_its_padding() -> None:
     assert screen_of("界界\r1".encode()).rows[0] == "1 界"
 
 
+@pytest.mark.parametrize("between", [b"", b"\x1b[2J"])
+def test_text_over_a_wide_character_that_came_back_from_history(between: bytes) -> None:
+    # The screen skips looking for padding while it knows of no wide character on it (Grid.wide);
+    # a clear screen forgets them, but rows pulled back from history by a resize bring theirs.
+    screen = PaneScreen(10, 3)
+    screen.feed("界界\r\n\r\n\r\n\r\n".encode() + between)
+    screen.resize(10, 6)
+    assert screen.snapshot().rows[0] == "界界"
+    screen.feed("\x1b[1;2H──".encode())
+    assert screen.snapshot().rows[0] == " ──"
+
+
 def test_flag_letters_are_one_cell_like_glibc() -> None:
     assert screen_of("🇺🇸x".encode()).cursor == (3, 0)
 

@@ -17,7 +17,7 @@ def blank_row(cols: int) -> list[str]:
 class Grid:
     """One screen's rows plus the per-row state that travels with a row when it scrolls."""
 
-    __slots__ = ("cols", "lines", "rows", "text", "wrapped")
+    __slots__ = ("cols", "lines", "rows", "text", "wide", "wrapped")
 
     def __init__(self, cols: int, rows: int) -> None:
         self.cols = cols
@@ -27,6 +27,12 @@ class Grid:
         self.text: list[str | None] = [None] * rows
         # tmux's GRID_LINE_WRAPPED: the row continues on the next one (for BS and reflow).
         self.wrapped: list[bool] = [False] * rows
+        # False while no row can hold a wide character's padding: text then goes into a row
+        # without looking for a wide character in its way (a scan of the cells it covers, about
+        # half the time of writing a row). Set when one is written; cleared when the whole grid
+        # is, and worked out again by a resize (rows come back from history), so it may be True
+        # with none left.
+        self.wide = False
 
     def render(self) -> tuple[str, ...]:
         text = self.text

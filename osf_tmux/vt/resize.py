@@ -35,6 +35,8 @@ def resize_grid(
             _cut_width(grid, cols)
     grid.cols = cols
     grid.text = [None] * grid.rows
+    # Rows may have come back from history, or lost their wide characters at the new edge.
+    grid.wide = any(PAD in line for line in grid.lines)
     # tmux leaves x alone (it may sit at or past the new width until the next move).
     return cx, max(0, min(cy, grid.rows - 1))
 

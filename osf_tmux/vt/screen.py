@@ -161,7 +161,7 @@ class TmuxScreen:
         n = len(text)
         end = min(cx + n, cols - 1)
         line = self.grid.lines[self.cy]
-        if PAD in line[cx : end + 1]:
+        if self.grid.wide and PAD in line[cx : end + 1]:
             return False
         if cx + n <= cols - 1:
             line[cx:end] = text
@@ -203,7 +203,7 @@ class TmuxScreen:
         end = cx + len(text)
         if end <= self.cols:  # the usual case: it fits the row (so no pending wrap either)
             line = self.grid.lines[self.cy]
-            if PAD not in line[cx : end + 1]:
+            if not self.grid.wide or PAD not in line[cx : end + 1]:
                 line[cx:end] = cells
                 self.grid.text[self.cy] = None
                 self.cx = end
@@ -221,7 +221,7 @@ class TmuxScreen:
             k = min(n - pos, cols - cx)
             line = grid.lines[self.cy]
             end = cx + k
-            if PAD in line[cx : end + 1]:
+            if grid.wide and PAD in line[cx : end + 1]:
                 # A wide character in the way: ASCII overwrites it the collect way, the rest
                 # cell by cell (the piece fits the row, so neither wraps).
                 for run in _RUNS.findall(text[pos : pos + k]):
@@ -289,7 +289,7 @@ class TmuxScreen:
             k = min(n - pos, cols - cx)
             line = grid.lines[self.cy]
             end = cx + k
-            if PAD in line[cx : end + 1]:
+            if grid.wide and PAD in line[cx : end + 1]:
                 for ch in run[pos : pos + k]:
                     self._cell(ch, 1)
             else:
@@ -333,8 +333,10 @@ class TmuxScreen:
         line = self.grid.lines[self.cy]
         self._overwrite(line, cx, width)
         line[cx] = char
-        for x in range(cx + 1, cx + width):
-            line[x] = PAD
+        if width > 1:
+            self.grid.wide = True
+            for x in range(cx + 1, cx + width):
+                line[x] = PAD
         self.grid.text[self.cy] = None
         if self.mode_wrap or cx + width < cols - 1:
             self.cx = cx + width
@@ -533,6 +535,8 @@ class TmuxScreen:
 
     def _clear_lines(self, start: int, end: int) -> None:
         grid = self.grid
+        if start == 0 and end >= self.rows:
+            grid.wide = False  # nothing is left on it (history comes back only by resize)
         for y in range(start, end):
             grid.lines[y] = blank_row(self.cols)
             grid.text[y] = None
