@@ -266,6 +266,19 @@ def test_a_prepared_run_does_what_its_calls_do(
     assert state(prepared) == state(calls)
 
 
+def test_rows_erased_in_a_run_that_show_nothing_but_hold_padding() -> None:
+    # Erasing rows in a run leaves a row alone when its rendered text says it is blank; the
+    # padding of a wide character whose first cell was erased renders as nothing too.
+    chunks = ["\x1b[2;1H界\r\x1b[1K".encode(), b"\x1b[2K\x1b[1A", "\x1b[2;1H──".encode()]
+    panes = [PaneScreen(10, 3), slow_pane(10, 3)]
+    for pane in panes:
+        for chunk in chunks:
+            pane.feed(chunk)
+            pane.snapshot()  # each row's text is kept until the row changes
+    assert panes[0].snapshot().rows[1] == "──"
+    assert state(panes[0]) == state(panes[1])
+
+
 @pytest.mark.parametrize("final", ["h", "l"])
 def test_private_modes_the_prepared_run_leaves_out_do_nothing(final: str) -> None:
     for mode in [*range(0, 1100), 1900, 2004, 2026, 9001]:

@@ -425,10 +425,15 @@ def _op_erase_rows(s: TmuxScreen, arg: tuple[int, int]) -> None:
         edge = 0 if cy < s.rupper else s.rupper
     else:
         edge = s.rows - 1 if cy > s.rlower else s.rlower
+    # A row whose text is empty holds blanks only when it can hold no padding: left as it is.
+    wide = s.grid.wide
     for _ in range(k):
-        lines[cy][0:cols] = blank
-        text[cy] = None
-        cy = max(cy + step, edge) if step < 0 else min(cy + step, edge)
+        if wide or text[cy] != "":
+            lines[cy][0:cols] = blank
+            text[cy] = None
+        cy += step
+        if (cy < edge) if step < 0 else (cy > edge):
+            cy = edge
     if s.cx == cols:
         s.cx = cols - 1
     s.cy = cy
@@ -448,6 +453,10 @@ def _op_crlf(s: TmuxScreen, k: int) -> None:
     """(CR LF) k times: a line feed keeps the column, so the cursor goes to 0 once."""
     s.last = None
     s.cx = 0
+    cy = s.cy
+    if k == 1 and cy != s.rlower and cy < s.rows - 1:
+        s.cy = cy + 1  # the usual case: _linefeed without a scroll
+        return
     linefeed = s._linefeed
     for _ in range(k):
         linefeed(False)

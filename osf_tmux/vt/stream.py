@@ -247,6 +247,7 @@ class Parser:
         lines = self._lines
         print_run = t.print_run
         keep_print = type(t).print_run  # kept lines hold no terminal
+        keep_ascii = type(t).print_ascii
         state = self.state  # only _step changes it
         # Tokens never reach past the end of the line they start in (just after its LF), so
         # that every line starts a token: a line seen before is then done as it was recorded.
@@ -324,7 +325,7 @@ class Parser:
                         if text is None:
                             kept = None
                         else:
-                            kept.append((keep_print, text))
+                            kept.append((keep_ascii if text.isascii() else keep_print, text))
                     continue
             kept = None
             self._step(data[i])
