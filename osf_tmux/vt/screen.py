@@ -180,20 +180,6 @@ class TmuxScreen:
             self.print_ascii(text)
             return
         cells = _NARROW_CELLS.get(text)
-        if cells is not None and self.mode_wrap and not self.mode_insert and not self.zwj_pending:
-            # The usual case, text known to be narrow that fits the row (so no pending wrap
-            # either), with the fewest checks; the loop at the end does the same with it.
-            cx = self.cx
-            end = cx + len(cells)
-            if end <= self.cols:
-                grid = self.grid
-                line = grid.lines[self.cy]
-                if not grid.wide or PAD not in line[cx : end + 1]:
-                    line[cx:end] = cells
-                    grid.text[self.cy] = None
-                    self.cx = end
-                    self.last = text[-1] if text[-1] < "\x7f" else None
-                    return
         if not self.mode_wrap and not self.mode_insert and not self.zwj_pending:
             # print_char and print_ascii both print a narrow character with _cell.
             if cells is None:
@@ -213,6 +199,16 @@ class TmuxScreen:
                 else:
                     self.print_text(run)
             return
+        cx = self.cx
+        end = cx + len(text)
+        if end <= self.cols:  # the usual case: it fits the row (so no pending wrap either)
+            line = self.grid.lines[self.cy]
+            if not self.grid.wide or PAD not in line[cx : end + 1]:
+                line[cx:end] = cells
+                self.grid.text[self.cy] = None
+                self.cx = end
+                self.last = text[-1] if text[-1] < "\x7f" else None
+                return
         grid = self.grid
         cols = self.cols
         pos = 0
