@@ -25,6 +25,12 @@ HOOKED = (
     "kilo",
     "vibe",
     "kimi",
+    "kimi-code",
     "droid",
     "auggie",
 )
+
+
+def module_name(agent: str) -> str:
+    """The module of an agent in HOOKED: its name, with `-` as `_` (`kimi-code`)."""
+    return "osf_tmux.agents." + agent.replace("-", "_")

@@ -10,7 +10,7 @@ import importlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, cast
 
-from osf_tmux.agents import HOOKED
+from osf_tmux.agents import HOOKED, module_name
 
 if TYPE_CHECKING:
     from osf_tmux.agents.hooks import HookFile
@@ -46,4 +46,4 @@ class UnknownAgent(KeyError):
 def agent_module(name: str) -> AgentModule:
     if name not in HOOKED:
         raise UnknownAgent(name)
-    return cast(AgentModule, importlib.import_module(f"osf_tmux.agents.{name}"))
+    return cast(AgentModule, importlib.import_module(module_name(name)))
