@@ -72,6 +72,8 @@ SCENARIOS: dict[str, list[str]] = {
               "edit_write", "question", "plan", "interrupt_esc", "draft", "trust_dialog"],
     "grok": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_feedback",
              "bash_interrupt", "edit_write", "interrupt_esc", "draft", "mode_switch"],
+    "kimi-code": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_feedback",
+                  "question", "interrupt_esc", "draft", "trust_dialog"],
     # Esc does nothing at Auggie's tool approval: no bash_esc.
     "auggie": ["startup", "text", "bash_yes", "bash_no", "edit_write", "question",
                "interrupt_esc", "draft", "indexing_permission"],
