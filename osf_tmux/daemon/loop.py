@@ -90,9 +90,11 @@ class Settings:
     foreign_poll_idle: float = 0.5  # ... and this often while it sits unchanged, idle or done
     foreign_hot: float = 2.0  # "changes": its screen changed this recently
     identify_interval: float = 0.5  # re-read a non-agent pane's process when it prints
-    # ... and, when it prints nothing, let the sweep re-read it only this often: an agent that
-    # starts draws at once (read then), and a quiet shell's process tree costs two /proc reads
-    # per sweep (~60 % of a sweep of 200 panes). Agent panes are re-read at every sweep.
+    # ... and, once it has printed nothing for this long, let the sweep re-read it only this
+    # often: a quiet shell's process tree costs a few /proc reads per sweep (~60 % of a sweep
+    # of 200 panes). A pane that printed lately is re-read at every sweep: an agent may start
+    # without drawing, exec'd by the program that just drew (issue #29). Agent panes are
+    # re-read at every sweep.
     quiet_identify: float = 10.0
     status_interval: float = 0.2  # at most this often rewrite the status file
     status_refresh: float = 5.0  # ... and at least this often (fresh counters for `status`)
@@ -906,9 +908,9 @@ class Daemon:
 
     def _identify(self, w: PaneWatch, now: float, if_changed: bool = False) -> None:
         """Which agent's rules the pane gets. `if_changed` (the sweep): not again while the
-        pane's foreground group and its leader's children, command, override and report are
-        what they were (reading a pane's whole process tree costs ~0.1 ms: 20 ms a sweep at
-        200 panes)."""
+        pane's foreground group, its leader's children, their command lines, tmux's command,
+        the override and the report are what they were (reading a pane's whole process tree
+        costs ~0.1 ms: 20 ms a sweep at 200 panes)."""
         info = w.info
         listed = (
             info.current_command,
@@ -922,6 +924,7 @@ class Daemon:
             and w.manifest is None
             and w.identity[1:] == listed
             and now - w.signature_read < self.settings.quiet_identify
+            and now - w.last_bytes >= self.settings.quiet_identify
             and not self._fresh_report(info)
         ):
             return  # not an agent, quiet, and tmux lists it as before

@@ -67,16 +67,23 @@ def foreground_pgid(pane_pid: int, proc: Path = PROC) -> int | None:
 
 
 def foreground_signature(pane_pid: int, proc: Path = PROC) -> tuple[int | None, str]:
-    """What changes when the pane's foreground changes: its group, and the children of the
-    group's leader (a wrapper such as `sh -c 'claude'` starts the agent as a child). Two small
-    reads, where reading the whole tree costs several per process."""
+    """What changes when the pane's foreground changes: its group, the children of the group's
+    leader (a wrapper such as `sh -c 'claude'` starts the agent as a child), and the command
+    line of each of them. An `exec` keeps the pid: a program that draws and then execs the
+    agent, or a child read between its fork and its exec, changes nothing else (issue #29).
+    A few small reads, where reading the whole tree costs several per process."""
     pgid = foreground_pgid(pane_pid, proc)
     if pgid is None:
         return None, ""
     if _has_proc(proc):
         raw = _read_small(f"{proc}/{pgid}/task/{pgid}/children")
-        return pgid, raw.decode("ascii", "replace") if raw is not None else ""
-    return pgid, " ".join(str(c) for c in PS.table().children(pgid))
+        pids = [str(pgid), *(raw.decode("ascii", "replace").split() if raw is not None else ())]
+        # The raw command lines, compared, never parsed.
+        lines = (f"{pid} {_read_small(f'{proc}/{pid}/cmdline') or b''!r}" for pid in pids)
+        return pgid, "\n".join(lines)
+    table = PS.table()
+    pids = [pgid, *table.children(pgid)]
+    return pgid, "\n".join(f"{pid} {table.argv(pid)!r}" for pid in pids)
 
 
 def process_argv(pid: int, proc: Path = PROC) -> list[str]:
