@@ -19,7 +19,8 @@ def _proc_entry(proc: Path, pid: int, tpgid: int, argv: list[str], children: lis
     d = proc / str(pid)
     (d / "task" / str(pid)).mkdir(parents=True, exist_ok=True)
     # pid (comm) state ppid pgrp session tty_nr tpgid ...
-    (d / "stat").write_text(f"{pid} (x) S 1 {pid} {pid} 34816 {tpgid} 0 0\n")
+    comm = Path(argv[0]).name[:15]
+    (d / "stat").write_text(f"{pid} ({comm}) S 1 {pid} {pid} 34816 {tpgid} 0 0\n")
     (d / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
     (d / "task" / str(pid) / "children").write_text("".join(f"{c} " for c in children))
 
@@ -50,6 +51,20 @@ def test_a_child_that_execs_after_it_was_read_changes_the_signature(proc: Path) 
     before = foreground_signature(10, proc)
     _proc_entry(proc, 31, 30, ["claude"], [])
     assert foreground_signature(10, proc) != before
+
+
+def test_the_panes_own_process_exec_ing_changes_the_signature(proc: Path) -> None:
+    # A shell at its prompt is told by its name alone (no second read); `exec claude` renames it.
+    _proc_entry(proc, 10, 10, ["-bash"], [])
+    shell = foreground_signature(10, proc)
+    _proc_entry(proc, 10, 10, ["claude"], [])
+    agent = foreground_signature(10, proc)
+    assert agent != shell
+    # Not a shell: the command line, since an exec under the same interpreter keeps the name.
+    _proc_entry(proc, 10, 10, ["node", "menu.js"], [])
+    menu = foreground_signature(10, proc)
+    _proc_entry(proc, 10, 10, ["node", "/opt/claude-code/cli.js"], [])
+    assert foreground_signature(10, proc) != menu
 
 
 def test_a_gone_pane_has_no_signature(proc: Path) -> None:
