@@ -211,14 +211,17 @@ def test_a_daemon_that_died_is_named(tmp_path: Path) -> None:
 
 
 class _Hooks:
-    """Stands in for Tmux: `show-hooks -g` answers with these lines."""
+    """Stands in for Tmux: `show-hooks -g` (sessions' hooks) and `show-hooks -gw` (windows'
+    and panes', which tmux 3.3a lists only there) answer with these lines."""
 
-    def __init__(self, listing: str) -> None:
-        self.listing = listing
+    def __init__(self, sessions: str, windows: str = "") -> None:
+        self.listings: dict[tuple[str, ...], str] = {
+            ("show-hooks", "-g"): sessions,
+            ("show-hooks", "-gw"): windows,
+        }
 
     def run(self, *args: str) -> str:
-        assert args == ("show-hooks", "-g")
-        return self.listing
+        return self.listings[args]
 
 
 def test_hooks_of_a_dead_daemon_are_reported(tmp_path: Path) -> None:
@@ -228,3 +231,15 @@ def test_hooks_of_a_dead_daemon_are_reported(tmp_path: Path) -> None:
     assert stale.level == "warn" and "daemon that is gone" in stale.message
     [fine] = doctor.hooks(_Hooks(listing), files, running=True)  # type: ignore[arg-type]
     assert fine.level == "ok"
+
+
+def test_window_hooks_left_behind_are_seen(tmp_path: Path) -> None:
+    files = _files(tmp_path)
+    windows = "pane-died[0] display-message mine\npane-died[1] wait-for -S osf-tmux-wake\n"
+    [stale] = doctor.hooks(_Hooks("", windows), files, running=False)  # type: ignore[arg-type]
+    assert stale.level == "warn" and "1 hooks of a daemon that is gone" in stale.message
+    sessions = "after-new-window[0] wait-for -S osf-tmux-wake\n"
+    again = windows + "pane-died[2] wait-for -S osf-tmux-wake\n"
+    [twice] = doctor.hooks(_Hooks(sessions, again), files, running=True)  # type: ignore[arg-type]
+    assert twice.level == "warn" and "more than once (pane-died)" in twice.message
+    assert "osf-tmux stop && osf-tmux start" in twice.fix

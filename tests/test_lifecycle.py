@@ -76,6 +76,7 @@ def test_start_twice_stop_and_status(
     assert server.cmd("show-options", "-p", "-t", feeder.pane).find("@osf_state") == -1
     assert "@osf_status" not in server.cmd("show-options", "-g")
     assert "osf-tmux-wake" not in server.cmd("show-hooks", "-g")
+    assert "osf-tmux-wake" not in server.cmd("show-hooks", "-gw")  # pane-died, window-resized
     assert "@osf_daemon_pid" not in server.cmd("show-options", "-g")
     again = cli.cli("status")
     assert again.returncode == 3 and "not running" in again.stdout

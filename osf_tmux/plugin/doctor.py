@@ -173,10 +173,11 @@ def pipes(status: Mapping[str, Any] | None) -> list[Check]:
 
 def hooks(tmux: Tmux, files: DaemonFiles, running: bool) -> list[Check]:
     try:
-        listing = tmux.run("show-hooks", "-g")
+        listing = tmux_hooks.listing(tmux)
     except TmuxError as exc:
         return [Check("tmux hooks", "warn", f"cannot list hooks: {exc}")]
     found = tmux_hooks.ours(listing)
+    twice = sorted(name for name, n in tmux_hooks.counts(listing).items() if n > 1)
     if found and not running:
         return [
             Check(
@@ -185,6 +186,16 @@ def hooks(tmux: Tmux, files: DaemonFiles, running: bool) -> list[Check]:
                 f"{len(found)} hooks of a daemon that is gone are still set (harmless: they "
                 "signal a tmux wait channel, no process)",
                 "they go when the daemon starts (osf-tmux start) or with osf-tmux stop",
+            )
+        ]
+    if twice:
+        return [
+            Check(
+                "tmux hooks",
+                "warn",
+                f"{len(found)} hooks of ours are set, some more than once ({', '.join(twice)}): "
+                "an earlier daemon's were left behind (harmless: each wakes the daemon once more)",
+                "osf-tmux stop && osf-tmux start removes them all and sets one of each",
             )
         ]
     if found:
