@@ -64,6 +64,7 @@ def test_start_twice_stop_and_status(
         data = json.loads(cli.cli("status", "--json").stdout)
         mine = next(p for p in data["panes"] if p["pane"] == feeder.pane)
         assert mine["address"].endswith(":0.0") and mine["state"] == "idle"
+        assert mine["target"] == mine["address"]  # `target`, as list, events and wait say
         assert mine["pipe"] == "pipe"
         assert server.cmd("display-message", "-p", "-t", feeder.pane, "#{pane_pipe}").strip() == "1"
     finally:

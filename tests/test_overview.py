@@ -178,6 +178,9 @@ def test_list_as_table_and_json() -> None:
     assert records[0]["for_seconds"] == 120.0 and records[0]["options"][1] == {
         "choice": "2", "label": "Yes, and don't ask again for rm"}  # fmt: skip
     assert records[1]["since"] is None and records[1]["question"] is None
+    # the key `events`, `wait`, `status` and the notify command use for session:window.pane
+    assert records[0]["target"] == "work:2.0" and "address" not in records[0]
+    assert records[0]["since"] == 40.0
 
 
 @pytest.mark.parametrize(

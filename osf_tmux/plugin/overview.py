@@ -170,7 +170,7 @@ def as_records(panes: Sequence[AgentPane], now: float) -> list[dict[str, Any]]:
     return [
         {
             "pane": p.pane_id,
-            "address": p.address,
+            "target": p.address,  # session:window.pane, as in `events`, `wait` and `status`
             "agent": p.agent,
             "state": p.state,
             "since": p.since,
