@@ -24,7 +24,7 @@ from osf_tmux.daemon.lifecycle import (
 from osf_tmux.paths import private_dir
 from osf_tmux.plugin import doctor as doc
 from osf_tmux.plugin import jump, overview
-from osf_tmux.plugin.invoke import log_line, own_command, plugin_log
+from osf_tmux.plugin.invoke import link_command, log_line, own_command, plugin_log
 from osf_tmux.plugin.load import (
     config_stamp,
     load,
@@ -156,6 +156,7 @@ def load_cmd(server: ServerSpec, binary: str | None, no_daemon: bool) -> None:
             f"tmux and run `{shlex.join([*command, 'plugin', 'load'])}` in it, or put this "
             f"line in ~/.tmux.conf: run-shell -b '{shlex.join([*command, 'plugin', 'load'])}'"
         )
+        _say_link(command)
         return
     try:
         result = load(tmux, command, log)
@@ -182,6 +183,14 @@ def load_cmd(server: ServerSpec, binary: str | None, no_daemon: bool) -> None:
     if not binary:
         again = shlex.join([*command, "plugin", "load"])
         click.echo(f"to load it whenever tmux starts, add to ~/.tmux.conf: run-shell -b '{again}'")
+        _say_link(command)
+
+
+def _say_link(command: list[str]) -> None:
+    """`osf-tmux` is not on PATH (a venv's): the one command that links it there."""
+    link = link_command(command[0]) if len(command) == 1 else None
+    if link is not None:
+        click.echo(f"osf-tmux is not on your PATH; to type it as `osf-tmux`, run: {link}")
 
 
 @plugin_group.command("unload")
