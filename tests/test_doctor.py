@@ -272,11 +272,17 @@ def test_the_link_command_puts_osf_tmux_on_path(tmp_path: Path) -> None:
     assert check.level == "info" and check.fix == said and program in check.message
 
 
-def test_load_by_hand_prints_the_one_command_that_links_it(tmp_path: Path) -> None:
+def test_load_by_hand_prints_the_one_command_that_links_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from click.testing import CliRunner
 
+    from osf_tmux.cli import plugin
     from osf_tmux.cli.app import cli
 
+    # the program as the quick start runs it (under pytest, argv[0] is pytest's own)
+    program = str(tmp_path / "clone" / ".venv" / "bin" / "osf-tmux")
+    monkeypatch.setattr(plugin, "own_command", lambda: [program])
     home = tmp_path / "home"
     (home / ".local" / "bin").mkdir(parents=True)
     env = {"TMUX": "", "TMUX_TMPDIR": str(tmp_path), "HOME": str(home),
@@ -284,5 +290,6 @@ def test_load_by_hand_prints_the_one_command_that_links_it(tmp_path: Path) -> No
     res = CliRunner().invoke(cli, ["plugin", "load"], env=env)  # outside tmux, no server
     assert res.exit_code == 0, res.output
     assert "no tmux server is running here" in res.output
-    assert "to type it as `osf-tmux`, run: ln -s /" in res.output
-    assert f" {home}/.local/bin/osf-tmux" in res.output
+    assert f"to type it as `osf-tmux`, run: ln -s {program} {home}/.local/bin/osf-tmux" in (
+        res.output
+    )

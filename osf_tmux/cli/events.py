@@ -94,7 +94,12 @@ def _stdout_closed() -> None:
     type=click.Choice(STATES, case_sensitive=False),
     help="The state to wait for, in any case (repeat it for any of several).",
 )
-@click.option("--timeout", type=click.FloatRange(min=0), metavar="S", help="Give up after S s.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    metavar="S",
+    help="Give up after S seconds: say it timed out, exit 124.",
+)
 @click.option("--any", "any_pane", is_flag=True, help="Any pane: the first to get there.")
 @click.option(
     "--next",

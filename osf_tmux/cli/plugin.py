@@ -88,14 +88,20 @@ def menu_cmd(server: ServerSpec, client: str | None) -> None:
 
 
 @click.command("list")
-@click.option("--json", "as_json", is_flag=True, help="A JSON array, one object per pane.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="A JSON array, one object per pane: pane, target (session:window.pane), agent, state, "
+    "since (seconds since the epoch), for_seconds, question, detail, options.",
+)
 @pass_server
 def list_cmd(server: ServerSpec, as_json: bool) -> None:
     """Every agent pane, most urgent first: where, agent, state, for how long, and what a
     blocked one asks (the overview menu's rows, in the terminal).
 
-    Exit status 3 when no daemon runs for this tmux server (after saying so; with --json,
-    after the list it has, empty or as tmux last showed it)."""
+    Exit status 3 when no daemon runs for this tmux server: the list is then empty (or holds
+    what a daemon that died left in tmux), and says why; --json prints it all the same."""
     _, running, status = _daemon_status(server)
     try:
         seen = overview.read(Tmux(server), status, None, with_view=False)
