@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from osf_tmux.judge.answer import Answer
-from osf_tmux.plugin import overview
+from osf_tmux.plugin import options, overview
 from osf_tmux.plugin.overview import AgentPane, Overview, View, menu_command, menu_items, order
 from osf_tmux.tmux import ServerSpec, Tmux
 from tests.control_mode import Terminal
@@ -25,8 +25,10 @@ pytestmark = [
 
 CLAUDE = Answer(("1",), ("Escape",), ("{n}",))
 OPTIONS = (("1", "Yes"), ("2", "Yes, and don't ask again for make"), ("3", "No"))
-STYLES = {"@osf-style-blocked": "fg=red,bold", "@osf-icon-blocked": "●",
-          "@osf-style-done": "fg=black,bg=green", "@osf-icon-done": "✔"}  # fmt: skip
+# the plugin's own defaults: icons and badge styles
+STYLES = {
+    o.name: o.default for o in options.OPTIONS if o.name.startswith(("@osf-style-", "@osf-icon-"))
+}
 
 
 @pytest.fixture
@@ -84,7 +86,7 @@ def test_at_80_columns_every_row_is_whole_with_its_icon_and_its_key_in_line(
     asks = "Do you want to make this edit to README.md? — it rewrites the install section"
     rows, _ = shown_menu(servers, 80, asks)
     assert len(rows) == 8
-    assert rows[0].startswith(" ● work:2.0  claude     2m  Do you want to")
+    assert rows[0].startswith(" ● work:2.0  claude     2m  Do you want to make this edit to")
     assert rows[5].startswith(" ✔ work:5.0  codex      1m  done")
     assert not any(">" in r for r in rows)  # tmux's own mark of a row it cut
     keys = {r.rindex("(") for r in rows}

@@ -233,14 +233,16 @@ def menu_items(
         where = clean(pane.address, where_width).ljust(where_width)
         agent = clean(pane.agent, agent_width).ljust(agent_width)
         asks = " — ".join(t for t in (pane.question, pane.detail) if t) or pane.state
-        # what tmux gets once it has expanded the name: the style and the reset count too
-        head = (f"#[{style}]" if style else "") + f"{icon}#[default] "
-        if len(head.encode()) > budget // 2:  # a narrow client: the row's words before colour
-            style, head = "", f"{icon}#[default] "
-        row = _fit(f"{where}  {agent}  {duration(since):>5}  {clean(asks, budget)}",
-                   budget - len(head.encode()))  # fmt: skip
-        name = (f"#[{_literal(style)}]" if style else "") + f"{_literal(icon)}#[default] "
-        name += _literal(row)
+        text = f"{where}  {agent}  {duration(since):>5}  {clean(asks, budget)}"
+        # Bytes as tmux counts them once it has expanded the name: a badge's style and its reset
+        # cost 20-40, so the colour is kept only where the whole row fits with it; a narrower
+        # client gets the row's words instead (the icon still tells the state).
+        styled = f"#[{style}]{icon}#[default] " if style else ""
+        if styled and len(styled.encode()) + len(text.encode()) <= budget:
+            name = f"#[{_literal(style)}]{_literal(icon)}#[default] {_literal(text)}"
+        else:
+            row = _fit(text, budget - len(f"{icon} ".encode()))
+            name = f"{_literal(icon)} {_literal(row)}"
         items.append(MenuItem(name, next(keys, ""), tmux_command([*jump, "-t", pane.pane_id])))
         table = answers.get(pane.agent)
         if pane.state != "blocked" or table is None:
