@@ -5,6 +5,8 @@ key of its own, so no login is asked for and nothing goes to xAI's servers."""
 
 from __future__ import annotations
 
+import json
+import shlex
 from pathlib import Path
 from typing import ClassVar
 
@@ -146,6 +148,25 @@ class GrokBuild(AgentSpec):
             ),
             *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
             s.draft(DRAFT_IDLE),
+            s.dialog_turn(
+                "hooks_bash",
+                "permission panel approved, hooks of every event logging their payloads",
+                st.P_BASH,
+                s.blocked(dialog, "the permission panel"),
+                approve,
+                s.working("approved; command running"),
+                hooks=True,
+            ),
+            s.sc(
+                "hooks_no",
+                "permission panel rejected (No), hooks of every event logging their payloads",
+                s.start(),
+                s.ask(st.P_BASH),
+                s.blocked(dialog, "the permission panel"),
+                reject,
+                s.back("rejected: the turn is cancelled; back at the input box"),
+                hooks=True,
+            ),
         ]
 
     def launch(
@@ -157,9 +178,45 @@ class GrokBuild(AgentSpec):
         if scenario.options.get("remember"):
             config += REMEMBER
         (grok / "config.toml").write_text(config)
+        if scenario.options.get("hooks"):
+            _log_hooks(dirs)
         env = self.env(
             dirs,
             GROK_DISABLE_AUTOUPDATER="1",
             GROK_TELEMETRY_ENABLED="0",
         )
         return [str(self.binary())], env
+
+
+# Every event the docs name (10-hooks.md), each logging its payload: what the hooks of osf-tmux
+# can rely on is read off hooks.jsonl. The same command sits in ~/.claude/settings.json, which
+# Grok Build also reads (Claude Code compatibility): claude-hooks.jsonl shows what a Claude
+# Code hook of the person's receives there.
+HOOK_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionDenied",
+    "Notification",
+    "Stop",
+    "StopFailure",
+    "SessionEnd",
+)
+
+
+def _log_hooks(dirs: RunDirs) -> None:
+    def table(log: Path) -> dict[str, object]:
+        command = f"cat >> {shlex.quote(str(log))}; echo >> {shlex.quote(str(log))}"
+        hook = {"type": "command", "command": command, "timeout": 10}
+        return {"hooks": {event: [{"hooks": [hook]}] for event in HOOK_EVENTS}}
+
+    hooks = dirs.home / ".grok" / "hooks"
+    hooks.mkdir(parents=True, exist_ok=True)
+    (hooks / "lab.json").write_text(json.dumps(table(dirs.root / "hooks.jsonl"), indent=2))
+    claude = dirs.home / ".claude"
+    claude.mkdir(exist_ok=True)
+    (claude / "settings.json").write_text(
+        json.dumps(table(dirs.root / "claude-hooks.jsonl"), indent=2)
+    )
