@@ -260,3 +260,36 @@ def test_grok_manifest_alone_no_longer_claims_grok_build(argv: list[str]) -> Non
     # named grok nor Grok Build's install paths.
     grok = load_rules().get("grok")
     assert RuleSet({"grok": grok}).for_process(argv) is None
+
+
+def plan_box(cols: int, edge: str, footer: str) -> list[str]:
+    inner = cols - 6
+    return [
+        "  ╭─ plan.md " + "─" * (cols - 17) + "╮",
+        "  │" + "1 ## Plan: --name option".ljust(inner) + "│",
+        "  │" + "2 1. Parse arguments with argparse".ljust(inner) + "│",
+        "  │" + "─" * inner + "│",
+        "  │" + "a approve  |  s request changes  |  c comment  |  q quit plan".center(inner) + "│",
+        "  ╰" + "─" * inner + "╯",
+        "",
+        "  ╭" + "─" * inner + "╮",
+        "  │ ❯ Build anything".ljust(cols - 3) + "│",
+        "  ╰" + "─" * (cols - 8 - len(edge)) + edge + "─╯",
+        "",
+        footer,
+    ]
+
+
+@pytest.mark.parametrize("cols", [80, 140])
+def test_plan_approval(cols: int, manifest: Manifest) -> None:
+    footer = "  c:comment  │  a:approve  │  q:quit plan  │  v:select  │  Tab:prompt"
+    snap = screen(plan_box(cols, " Fake Model · plan approval ", footer), cols, 30)
+    assert state(snap, manifest) == "blocked:plan_approval"
+    rule = next(r for r in manifest.rules if r.id == "plan_approval")
+    assert rule.answer is not None and rule.answer.yes == ("a",)
+
+
+def test_plan_mode_idle_and_a_plan_quoted_above_it(manifest: Manifest) -> None:
+    # Plan mode on, nothing asked: the box's edge says "plan", the footer is the idle one.
+    snap = screen(plan_box(120, " Fake Model · plan ", IDLE_FOOTER), 120, 30)
+    assert state(snap, manifest) == "idle:None"

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Cue, Keys
+from tools.agentlab.actions import Cue, Expect, Keys
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, command_version, lab_home
 from tools.agentlab.dialect import Dialect
 from tools.agentlab.shapes import Shapes, Ui
@@ -29,6 +29,11 @@ WORKING = Cue(r"Esc:cancel|\[stop\]", absent=r"\d/\d:select", tail=4)
 PERMISSION = Cue(r"(?s)┃ +1 \([●○]\) .*\n *1/\d:select +│[^\n]*Ctrl\+c:cancel")
 SCOPE = Cue(r"(?s)Use ← → to choose permission scope.*Always allow: .*1/\d:select")
 QUESTION = Cue(r"(?s)Which database should the app use\?.*1 \([●○]\) PostgreSQL.*Enter:submit")
+# Plan mode's approval: the plan in a viewer box, its key row "a approve | s request changes |
+# c comment | q quit plan" inside it; the input box's edge says "plan approval", the footer
+# "c:comment  │  a:approve  │  q:quit plan  │  v:select  │  Tab:prompt".
+PLAN_MODE = Cue(r"· plan ─╯\n[^\n]*Shift\+Tab:mode", tail=2)
+PLAN_APPROVAL = Cue(r"plan approval ─╯\n[^\n]*\ba:approve\b", tail=2)
 DRAFT_IDLE = Cue(r"│ ❯ Do you want to proceed", absent=r"Esc:cancel|\[stop\]")
 
 CONFIG = """\
@@ -145,6 +150,18 @@ class GrokBuild(AgentSpec):
                 s.blocked(QUESTION, "Which database should the app use? with its options"),
                 Keys(("1",), "1 PostgreSQL"),
                 s.working("answered; agent working"),
+            ),
+            s.sc(
+                "plan",
+                "plan mode (Shift+Tab): exit_plan_mode opens the plan approval, approved with a",
+                s.start(),
+                Keys(("BTab",), "plan mode"),
+                Expect("idle", PLAN_MODE, "plan mode on, idle", settle=1.0),
+                s.ask(st.P_PLAN),
+                s.blocked(PLAN_APPROVAL, "the plan viewer: a approve, s request changes, q quit"),
+                Keys(("a",), "a approve"),
+                s.working("plan approved; agent working"),
+                s.done(),
             ),
             *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
             s.draft(DRAFT_IDLE),
