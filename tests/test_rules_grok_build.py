@@ -40,6 +40,11 @@ def manifest() -> Manifest:
     return load_manifest(RULES)
 
 
+@pytest.fixture(scope="module")
+def rules() -> RuleSet:
+    return load_rules()
+
+
 def screen(lines: list[str], cols: int, rows: int) -> Snapshot:
     """`lines` at the bottom of the pane (the top ones scrolled off when they do not fit)."""
     assert all(len(line) <= cols for line in lines), "a row is wider than the pane"
@@ -229,8 +234,8 @@ def test_draft_with_panel_words(manifest: Manifest) -> None:
         ["node", "/usr/lib/node_modules/@xai-official/grok/bin/grok"],
     ],
 )
-def test_grok_build_identified_from_its_processes(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
+def test_grok_build_identified_from_its_processes(argv: list[str], rules: RuleSet) -> None:
+    found = rules.for_process(argv)
     assert found is not None and found.agent == "grok-build"
 
 
@@ -242,8 +247,8 @@ def test_grok_build_identified_from_its_processes(argv: list[str]) -> None:
         ["node", "/usr/lib/node_modules/@vibe-kit/grok-cli/dist/index.js"],
     ],
 )
-def test_community_grok_cli_stays_grok(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
+def test_community_grok_cli_stays_grok(argv: list[str], rules: RuleSet) -> None:
+    found = rules.for_process(argv)
     assert found is not None and found.agent == "grok"
 
 
@@ -255,10 +260,10 @@ def test_community_grok_cli_stays_grok(argv: list[str]) -> None:
         ["node", "/n/lib/node_modules/@xai-official/grok/bin/grok"],
     ],
 )
-def test_grok_manifest_alone_no_longer_claims_grok_build(argv: list[str]) -> None:
+def test_grok_manifest_alone_no_longer_claims_grok_build(argv: list[str], rules: RuleSet) -> None:
     # Whatever order the manifests are tried in: grok.toml by itself takes neither a process
     # named grok nor Grok Build's install paths.
-    grok = load_rules().get("grok")
+    grok = rules.get("grok")
     assert RuleSet({"grok": grok}).for_process(argv) is None
 
 
