@@ -134,6 +134,7 @@ def test_panels_whose_yes_is_3(options: list[str], body: list[str], manifest: Ma
     assert state(snap, manifest) == "blocked:permission_yes3"
     rule = next(r for r in manifest.rules if r.id == "permission_yes3")
     assert rule.answer is not None and rule.answer.yes == ("3",) and rule.answer.no == ("C-c",)
+    assert rule.answer.keys("4") == ("4",)
 
 
 def test_wrapped_first_option_in_a_narrow_pane(manifest: Manifest) -> None:
