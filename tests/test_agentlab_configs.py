@@ -14,6 +14,7 @@ from tools.agentlab import fakeserver
 from tools.agentlab.actions import Expect
 from tools.agentlab.base import RunDirs
 from tools.agentlab.claude import Claude
+from tools.agentlab.dialect import offered_tools
 from tools.agentlab.driver import Recorder
 from tools.agentlab.script import Script, Tool
 
@@ -157,7 +158,7 @@ def test_a_request_offering_only_a_side_tool_is_a_side_request(tmp_path: Path) -
     try:
         title = {"type": "function", "function": {"name": "session_title", "parameters": {}}}
         body = {"messages": [{"role": "user", "content": st.P_BASH}], "tools": [title]}
-        offered = fakeserver.offered_tools(body)
+        offered = offered_tools(body)
         turn = fakeserver._chat_reply(server, body, offered)
         assert any(isinstance(step, Tool) for step in turn)  # default dialect: the turn
         server.dialect = GrokBuild.dialect
