@@ -25,6 +25,7 @@ ADAPTERS: dict[str, str] = {
     "vibe": "vibe:Vibe",
     "kimi": "kimi:Kimi",
     "auggie": "auggie:Auggie",
+    "grok-build": "grok_build:GrokBuild",
 }
 
 

@@ -7,7 +7,7 @@
 #   tools/agentlab/install.sh --check [AGENT ...]   (no install: does each binary start?)
 #
 # AGENT: claude codex gemini aider  pi opencode kilo copilot cline qwen droid grok vibe kimi
-# auggie.
+# auggie grok-build.
 #
 # Versions: claude, codex, gemini and aider take the registry's latest unless pinned with
 # CLAUDE_VERSION, CODEX_VERSION, GEMINI_VERSION, AIDER_VERSION. The others are pinned to the
@@ -25,12 +25,12 @@
 #                     are a node bundle, cli.js, the later ones a native binary)
 #   npm-codex-<VER>/  further Codex releases: CODEX_VERSIONS="0.100.0 0.130.0" (the native
 #                     binary from the platform package; `record --agent-version VER`)
-#   aider-venv/, vibe-venv/, kimi-venv/   the PyPI agents
+#   aider-venv/, vibe-venv/, kimi-venv/, grok-build-venv/   the PyPI agents
 set -euo pipefail
 
 LAB="${OSF_AGENTLAB_HOME:-$HOME/.cache/osf-agentlab}"
 FIRST_FOUR=(claude codex gemini aider)
-ALL=(claude codex gemini aider pi opencode kilo copilot cline qwen droid grok vibe kimi auggie)
+ALL=(claude codex gemini aider pi opencode kilo copilot cline qwen droid grok vibe kimi auggie grok-build)
 
 check_only=0
 if [ "${1:-}" = "--check" ]; then check_only=1; shift; fi
@@ -161,6 +161,12 @@ install_one() {
             venv_install "$LAB/kimi-venv" "$(pick_python 13 12)" \
                 "$(pip_spec kimi-cli "$(pin "${KIMI_VERSION:-}" 1.51.0)")"
             ;;
+        grok-build)
+            # xAI's Grok CLI ("Grok Build"): a static Rust binary that the wheel carries as
+            # grok_cli_bin/bin/grok (no console script; the SDK finds it by path).
+            venv_install "$LAB/grok-build-venv" "$(pick_python 13 12 11)" \
+                "$(pip_spec grok-cli-bin "$(pin "${GROK_BUILD_VERSION:-}" 0.2.111)")"
+            ;;
         *)
             echo "unknown agent: $agent (${ALL[*]})" >&2
             return 2
@@ -180,6 +186,7 @@ binary_of() {  # the command the lab starts for an agent, and how to ask its ver
         droid) echo "$n/@factory/cli-linux-x64/bin/droid" ;;
         vibe) echo "$LAB/vibe-venv/bin/vibe" ;;
         kimi) echo "$LAB/kimi-venv/bin/kimi" ;;
+        grok-build) first "$LAB"/grok-build-venv/lib/python3.*/site-packages/grok_cli_bin/bin/grok ;;
         *) echo "$n/.bin/$1" ;;
     esac
 }
