@@ -378,3 +378,26 @@ def test_closing_a_pop_up_shows_its_pane_under_dunst_only(
     finally:
         desktop.close()
         service.kill()
+
+
+@needs_bus
+def test_doctors_probe_tells_a_dead_service_from_a_hung_one_and_from_no_bus(
+    bus: SessionBus, service: FakeNotifications, tmp_path: Path
+) -> None:
+    from osf_tmux.plugin.doctor import probe_desktop
+
+    env = {"XDG_RUNTIME_DIR": str(tmp_path)}  # no per-user bus socket there
+    found = probe_desktop(bus.address, env)
+    assert found.answers and found.server == "osf-fake-notifications"
+    service.hang()
+    try:
+        assert probe_desktop(bus.address, env).failure == "hung"
+    finally:
+        service.resume()
+    service.kill()
+    gone = probe_desktop(bus.address, env)
+    assert (gone.answers, gone.failure) == (False, "no-service")
+    assert "was not provided" in gone.reason
+    assert probe_desktop("", env).failure == "no-bus"
+    bus.stop()
+    assert probe_desktop(bus.address, env).failure == "bus-gone"

@@ -166,6 +166,7 @@ class DesktopBackend:
         self.reason = "not probed yet"
         self.bus = BusAddress(self.own_bus, "the daemon's own environment")
         self.server = ""  # the notification service's name (GetServerInformation)
+        self.failure = ""  # why the last probe failed: one of FAILURES, '' when it answered
         self.last_ok: float | None = None
         self._bus_known = False
         self._retry_at = float("-inf")
@@ -302,7 +303,8 @@ class DesktopBackend:
             hung = _is_timeout(exc)
             what = f"no answer within {self.timeout:g}s" if hung else f"{type(exc).__name__}: {exc}"
             self._probe_error = what
-            if not self.bus.address and not hung:
+            self.failure = _failure(exc, self.bus.address)
+            if self.failure == "no-bus":
                 what = f"{NO_BUS} ({what})"
             self.reason = f"no notification service answers ({what})"
             if hung:
@@ -311,6 +313,7 @@ class DesktopBackend:
                 self._disconnect(notifier)
             return False
         self._notifier = notifier
+        self.failure = ""
         self.server = self._server_name(loop, notifier)
         self.reason = "a notification service answers"
         return True
@@ -466,6 +469,26 @@ class DesktopBackend:
 
 
 DISMISS_BURST = 0.15  # pop-ups closed within this of each other were closed all at once
+
+
+# Why no service answers, each with its own remedy (`doctor`): no bus address at all; a bus
+# address that leads nowhere (the session ended); a bus without a notification service (it
+# died or never ran); a service that is there and does not answer (stopped, stuck).
+FAILURES = ("no-bus", "bus-gone", "no-service", "hung", "other")
+
+
+def _failure(exc: BaseException, bus: str) -> str:
+    if _is_timeout(exc):
+        return "hung"
+    if not bus:
+        return "no-bus"
+    try:
+        from dbus_fast.errors import DBusError
+    except ImportError:  # pragma: no cover - desktop-notifier depends on it
+        return "other"
+    if isinstance(exc, DBusError):
+        return "no-service"  # the bus answered: nobody owns org.freedesktop.Notifications
+    return "bus-gone" if isinstance(exc, OSError | EOFError) else "other"
 
 
 def _is_timeout(exc: BaseException) -> bool:
