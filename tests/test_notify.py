@@ -410,3 +410,17 @@ def test_a_way_that_fails_warns_once_per_outage(caplog: pytest.LogCaptureFixture
     )
     assert "desktop notifications work (again)" in caplog.text
     assert [name for name, _ in n.delivered] == ["terminal"] * 3 + ["desktop", "terminal"]
+
+
+def test_the_book_of_prompts_is_private_and_never_goes_through_a_link(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text('{"version": 2, "entries": []}')
+    (state / "notify-prompts.json").symlink_to(elsewhere)
+    book = PromptBook(state / "notify-prompts.json")  # a link is not read: a warning
+    book.notified("%5:1", "blocked", "Proceed?", 1.0)
+    assert elsewhere.read_text() == '{"version": 2, "entries": []}'
+    path = state / "notify-prompts.json"
+    assert not path.is_symlink() and path.stat().st_mode & 0o777 == 0o600
+    assert PromptBook(path).same("%5:1", "blocked", "Proceed?") is not None

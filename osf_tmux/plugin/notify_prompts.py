@@ -9,13 +9,14 @@ restart. The file is private (0600) and written whole, then renamed, at every ch
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from osf_tmux.paths import open_private, write_private
 
 log = logging.getLogger("osf_tmux.plugin.notify")
 
@@ -80,7 +81,9 @@ class PromptBook:
         if self.path is None:
             return
         try:
-            data = json.loads(self.path.read_text())
+            fd = open_private(self.path, os.O_RDONLY)  # never through a symlink
+            with os.fdopen(fd, "rb") as f:
+                data = json.loads(f.read())
             if data.get("version") != VERSION:
                 return  # an older daemon's file: its entries meant something else
             for row in data["entries"]:
@@ -102,14 +105,8 @@ class PromptBook:
             {"pane": pane, "state": state, "at": e.at, "prompt": e.prompt, "away": e.away}
             for (pane, state), e in self.entries.items()
         ]
-        tmp = self.path.with_name(self.path.name + ".tmp")
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w") as f:
-                json.dump({"version": VERSION, "entries": rows}, f)
-            os.replace(tmp, self.path)
+            write_private(self.path, json.dumps({"version": VERSION, "entries": rows}).encode())
         except OSError as exc:
             log.warning("could not keep the notified prompts in %s: %s", self.path, exc)
-            with contextlib.suppress(OSError):
-                tmp.unlink()
