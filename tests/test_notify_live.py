@@ -36,6 +36,7 @@ pytestmark = [
 
 CAPTURE = Path(__file__).resolve().parent.parent / "captures/claude-2.1.328/c_bash_yes-120x32.bytes"
 BLOCKED_AT = 5676  # the Bash permission prompt (c_bash_yes-120x32.labels.json)
+WORKING_AT = 7176  # approved: the tool runs
 # The prompt's question and command rows as Claude Code draws them, and what a hostile command
 # would put there instead: command substitution, backticks, quotes, a `;`.
 QUESTION = b"Do\x1b[5Gyou\x1b[9Gwant\x1b[14Gto\x1b[17Gproceed?"
@@ -208,7 +209,27 @@ def test_service_back_the_desktop_again(rig: Rig) -> None:
     assert rig.doctor()[1]["notifications"]["level"] == "ok"
 
 
+def test_a_prompt_answered_unseen_and_asked_again_notifies_again(rig: Rig) -> None:
+    """Answered without anyone looking (send-keys, a phone): its pop-up goes, and the same
+    question asked again a moment later is a new prompt."""
+    feeder, _ = rig.block()
+    [first] = retry_until(lambda: rig.popups_for(feeder) or None, timeout=10, what="the pop-up")
+    feeder.write(CAPTURE.read_bytes()[BLOCKED_AT:WORKING_AT])
+    retry_until(
+        lambda: first["id"] in rig.service.closed(), timeout=10, what="the pop-up to be withdrawn"
+    )
+    feeder.write(b"\x1b[H\x1b[2J" + prompt_bytes())
+    retry_until(
+        lambda: len(rig.popups_for(feeder)) == 2, timeout=10, what="the question notified again"
+    )
+
+
 def test_a_restarted_daemon_does_not_notify_again(rig: Rig) -> None:
+    retry_until(  # every notification's command has finished (they run on their own)
+        lambda: rig.log().count("notify command for") == rig.log().count("notified via"),
+        timeout=10,
+        what="the notify commands to finish",
+    )
     popups = len(rig.service.sent())
     runs = (rig.work / "runs").read_text()
     rig.daemon.stop()

@@ -187,6 +187,8 @@ class DesktopBackend:
         if self._hung is not None:
             return False
         if self._notifier is not None:
+            if not self.server:  # connected while it hung: not asked yet
+                self.server = self._server_name(self._ensure_loop(), self._notifier) or "?"
             return True
         if self.clock.now() < self._retry_at:
             return False
