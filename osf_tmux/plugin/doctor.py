@@ -359,9 +359,10 @@ def notifications(
         )
     if mine and mine != bus:
         lines.append(f"this shell's bus is {mine}: the daemon does not use it")
-    # A bus, a desktop that worked, or a bus in this shell say a desktop is there to reach;
-    # a headless host without any is a fact, as long as some other way is on.
-    there = bus or desktop.get("last_ok") or mine
+    # A service on the bus that died or hangs, a desktop that worked, or a bus in this shell
+    # say a desktop is there to reach; a headless host (no bus, or an address left over from
+    # a session that ended) is a fact, as long as some other way is on.
+    there = found.failure in ("no-service", "hung") or desktop.get("last_ok") or mine
     level = "warn" if (there or not ways) else "info"
     fix = FIXES.get(found.failure, BUS_FIX)
     checks.append(Check("notifications", level, "\n".join(lines), fix))
