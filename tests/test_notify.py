@@ -424,3 +424,50 @@ def test_the_book_of_prompts_is_private_and_never_goes_through_a_link(tmp_path: 
     path = state / "notify-prompts.json"
     assert not path.is_symlink() and path.stat().st_mode & 0o777 == 0o600
     assert PromptBook(path).same("%5:1", "blocked", "Proceed?") is not None
+
+
+class Watched:
+    """A pane as the daemon's loop drives it: a real PaneTracker judging frames, each change
+    of state handed to the notifier as the loop does (with what stands in for a prompt)."""
+
+    def __init__(self, n: Notifier, clock: FakeClock) -> None:
+        from osf_tmux.judge.combine import PaneTracker, Timing
+
+        self.n, self.clock = n, clock
+        self.tracker = PaneTracker(Timing(idle_confirm=0.4))
+
+    def frame(self, state: str, snap: Snapshot | None = None, after: float = 0.1) -> None:
+        from osf_tmux.judge.classify import Verdict
+        from osf_tmux.judge.combine import Observation
+
+        self.clock.advance(after)
+        before, stood_in = self.tracker.current, self.tracker.standing_in
+        obs = Observation(True, Verdict(state, f"rule-{state}", "claude"), False, snapshot=snap)
+        now = self.tracker.update(obs, self.clock.now(), self.clock.wall())
+        if now.state != before.state:
+            stand_ins = (stood_in, self.tracker.standing_in)
+            self.n.on_transition(Transition(PANE, "claude", before, now, snap, stand_ins))
+
+
+def test_a_frame_of_the_agents_input_in_a_redraw_is_no_answer() -> None:
+    """A resize redraws the prompt; one frame judged in the middle shows the agent's input box
+    (a rule knows it): `working` stands in for the prompt for that frame. The prompt back is
+    the one notified. An answer shows the agent at work, or its input for `idle_confirm`:
+    the same question after that is a new prompt."""
+    clock = FakeClock()
+    rec = Recorder("desktop")
+    pane = Watched(notifier(NotifyConfig(), rec, clock=clock), clock)
+    edit = asking("Do you want to make this edit to a.py?", "Edit a.py")
+    pane.frame("working")
+    pane.frame("blocked", edit)
+    pane.frame("idle")  # the redraw, half done
+    pane.frame("blocked", edit)
+    assert len(rec.sent) == 1
+    pane.frame("idle")  # answered by send-keys: a frame of its input, then its spinner
+    pane.frame("working")
+    pane.frame("blocked", edit, after=3)
+    assert len(rec.sent) == 2
+    pane.frame("idle")  # rejected with Esc: back at its input, and it stays there
+    pane.frame("idle", after=0.5)
+    pane.frame("blocked", edit, after=1)
+    assert len(rec.sent) == 3

@@ -30,6 +30,7 @@ from osf_tmux.tmux import PaneInfo, Tmux, TmuxError
 
 if TYPE_CHECKING:
     from osf_tmux.daemon.loop import Transition
+    from osf_tmux.judge.combine import PaneState
 
 log = logging.getLogger("osf_tmux.plugin.notify")
 
@@ -146,6 +147,12 @@ def notice_for(t: Transition) -> Notice:
         identity=prompt_identity(t.snapshot) if t.after.state == "blocked" else "",
         session_name=t.pane.session_name,
     )
+
+
+def _shown(state: PaneState, standing_in: bool) -> bool:
+    """Whether the agent itself showed `state` (a rule matched its screen, or a hook said so),
+    rather than the daemon standing in for a prompt that went away."""
+    return state.rule is not None and not standing_in
 
 
 def pane_key(pane: PaneInfo) -> str:
@@ -319,13 +326,14 @@ class Notifier:
         self._changed()
 
     def _prompt_left(self, t: Transition, key: str, now: float) -> None:
-        """The pane left `blocked`. To a screen some rule knows (the agent works, sits at its
-        input, finished), or while someone looked at it, the prompt went: whoever answered it
-        and however, the next prompt is a new one, and its pop-up is withdrawn. To a screen no
-        rule knows, or to no agent at all, it may be the same prompt being redrawn (a resize,
-        a re-seed): the entry stays, marked away since now."""
+        """The pane left `blocked`. To a state the agent shows itself (it works, it sits at its
+        input, a hook reported it), or while someone looked at it, the prompt went: whoever
+        answered it and however, the next prompt is a new one, and its pop-up is withdrawn.
+        To a screen no rule knows, to `working` only standing in for the prompt until the
+        agent's input is confirmed, or to no agent at all, it may be the same prompt being
+        redrawn (a resize, a re-seed): the entry stays, marked away since now."""
         after, pane = t.after, t.pane
-        if after.state is not None and (after.rule is not None or pane.seen):
+        if after.state is not None and (pane.seen or _shown(after, t.standing_in[1])):
             if self.book.forget(key, "blocked"):
                 log.debug("%s: the prompt went (%s)", pane.pane_id, after.rule or "answered")
             self._withdraw(pane.pane_id)
@@ -351,8 +359,8 @@ class Notifier:
                 "already notified for this prompt, which still waits "
                 "(the daemon restarted or lost the agent meanwhile)"
             )
-        if t.before.state is not None and t.before.rule is not None:
-            return ""  # a screen some rule knew came in between: the prompt went
+        if t.before.state is not None and _shown(t.before, t.standing_in[0]):
+            return ""  # the agent showed another state in between: the prompt went
         gone = now - (entry.away if entry.away is not None else entry.at)
         if not 0 <= gone < cooldown:
             return ""
