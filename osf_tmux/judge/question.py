@@ -66,10 +66,11 @@ ABOVE_ROWS = 3  # rows above the question that name what it is about (a dialog's
 
 
 def ask_context(snap: Snapshot | None) -> tuple[str, ...]:
-    """The rows of the dialog around its question, in screen order: up to `ABOVE_ROWS` content
-    rows above it (Claude Code's command between dashed rules, Codex's `Running …` row) and
-    every row between it and its menu (Codex's `$ command` under `Reason: …?`). What a person
-    reads to know which command or file it asks about; () without a question."""
+    """The rows of the dialog around its question, nearest first: every row between it and
+    its menu (Codex's `$ command` under `Reason: …?`), then up to `ABOVE_ROWS` content rows
+    above it, upwards (Claude Code's command between dashed rules, Codex's `Running …` row).
+    What a person reads to know which command or file it asks about, in the order a message
+    cut short keeps best; () without a question."""
     if snap is None:
         return ()
     content = _live(snap)
@@ -82,7 +83,7 @@ def ask_context(snap: Snapshot | None) -> tuple[str, ...]:
         if _MENU_ROW.match(row):
             break
         below.append(row)
-    return tuple(clean(r, 160) for r in [*above, *below])
+    return tuple(clean(r, 160) for r in [*below, *reversed(above)])
 
 
 IDENTITY_LEAD = 160  # characters of text before the question's `?` that name the prompt
