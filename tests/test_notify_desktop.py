@@ -54,8 +54,10 @@ def collected() -> Iterator[None]:
 @pytest.fixture
 def bus_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """The backend sets DBUS_SESSION_BUS_ADDRESS in the process (dbus-fast reads it there):
-    restored after each test."""
-    monkeypatch.delenv(BUS_VAR, raising=False)
+    restored after each test. (Set first: a `delenv` of a variable that is not there records
+    nothing to undo, and the address a test leaves would reach every later test's tmux.)"""
+    monkeypatch.setenv(BUS_VAR, "")
+    monkeypatch.delenv(BUS_VAR)
 
 
 @pytest.fixture
