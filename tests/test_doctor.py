@@ -10,8 +10,8 @@ import pytest
 from osf_tmux.agents import hooks
 from osf_tmux.daemon.lifecycle import DaemonFiles
 from osf_tmux.plugin import doctor
-from osf_tmux.plugin.doctor import Check
-from osf_tmux.plugin.invoke import install_log, log_line, plugin_log
+from osf_tmux.plugin.doctor import Check, Probe
+from osf_tmux.plugin.invoke import install_log, link_command, log_line, plugin_log
 from osf_tmux.tmux import ServerSpec, Tmux
 
 
@@ -106,6 +106,14 @@ def daemon_status(notify: dict[str, Any]) -> dict[str, Any]:
     return {"running": True, "panes": [], "notify": notify}
 
 
+def answers(bus: str, env: Any) -> Probe:
+    return Probe(True, "", "a notification service answers", "dunst")
+
+
+def dead(bus: str, env: Any) -> Probe:
+    return Probe(False, "no-service", "no notification service answers (DBusError: gone)")
+
+
 def test_notifications_report_the_daemons_desktop_path() -> None:
     status = daemon_status(
         {
@@ -119,10 +127,10 @@ def test_notifications_report_the_daemons_desktop_path() -> None:
             },
         }
     )
-    [check] = doctor.notifications(NO_TMUX, status, {}, NOW)
+    [check] = doctor.notifications(NO_TMUX, status, {}, NOW, probe=answers)
     assert check.level == "ok"
     assert "through the desktop" in check.message and "unix:path=/run/user/1/bus" in check.message
-    assert "12s ago" in check.message
+    assert "service dunst answers now" in check.message and "12s ago" in check.message
 
 
 def test_notifications_say_why_the_daemon_uses_the_terminal_and_what_to_set() -> None:
@@ -142,9 +150,9 @@ def test_notifications_say_why_the_daemon_uses_the_terminal_and_what_to_set() ->
         }
     )
     env = {"DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1/bus"}
-    [check] = doctor.notifications(NO_TMUX, status, env, NOW)
+    [check] = doctor.notifications(NO_TMUX, status, env, NOW, probe=dead)
     assert check.level == "warn"
-    assert "not the desktop: no notification service answers" in check.message
+    assert "not the desktop: no session bus address" in check.message
     assert "its session bus: none (from nowhere)" in check.message
     assert "this shell's bus is unix:path=/run/user/1/bus" in check.message
     assert "DBusError: gone" in check.message
@@ -152,7 +160,30 @@ def test_notifications_say_why_the_daemon_uses_the_terminal_and_what_to_set() ->
     assert "update-environment DBUS_SESSION_BUS_ADDRESS" in check.fix
     # Headless and never worked: a fact, not a problem.
     quiet = daemon_status({"path": "terminal", "backends": {"desktop": {"reason": "no bus"}}})
-    assert doctor.notifications(NO_TMUX, quiet, {}, NOW)[0].level == "info"
+    assert doctor.notifications(NO_TMUX, quiet, {}, NOW, probe=dead)[0].level == "info"
+
+
+def test_notifications_are_asked_now_not_read_from_the_last_one() -> None:
+    """The last notification went through the desktop, but the service died since: a warning
+    now, whose hint is the service, not the bus. The last one failed, but the service is back:
+    ok. And doctor's exit status says there is a warning."""
+    bus = {"bus": "unix:path=/run/user/1/bus", "bus_from": "tmux's global environment"}
+    worked = daemon_status({"path": "desktop", "backends": {"desktop": {**bus, "last_ok": NOW}}})
+    [check] = doctor.notifications(NO_TMUX, worked, {}, NOW, probe=dead)
+    assert check.level == "warn" and "DBusError: gone" in check.message
+    assert check.fix == doctor.SERVICE_FIX and "DBUS_SESSION_BUS_ADDRESS" not in check.fix
+    assert doctor.exit_status([Check("x", "ok", ""), check]) == 2
+    failed = {**bus, "last_error": "DBusError: gone", "last_error_at": NOW - 5}
+    recovered = daemon_status({"path": "terminal", "backends": {"desktop": failed}})
+    [check] = doctor.notifications(NO_TMUX, recovered, {}, NOW, probe=answers)
+    assert check.level == "ok"
+    assert doctor.exit_status([check]) == 0
+    hung = Probe(False, "hung", "no notification service answers (no answer within 0.5s)")
+    [check] = doctor.notifications(NO_TMUX, worked, {}, NOW, probe=lambda b, e: hung)
+    assert check.level == "warn" and check.fix == doctor.HUNG_FIX
+    nobus = daemon_status({"path": "terminal", "backends": {"desktop": {"last_ok": NOW - 60}}})
+    [check] = doctor.notifications(NO_TMUX, nobus, {}, NOW, probe=answers)
+    assert check.level == "warn" and check.fix == doctor.BUS_FIX  # no bus: nothing to ask
 
 
 def test_notifications_probe_from_here_only_without_a_daemon(
@@ -211,14 +242,17 @@ def test_a_daemon_that_died_is_named(tmp_path: Path) -> None:
 
 
 class _Hooks:
-    """Stands in for Tmux: `show-hooks -g` answers with these lines."""
+    """Stands in for Tmux: `show-hooks -g` (sessions' hooks) and `show-hooks -gw` (windows'
+    and panes', which tmux 3.3a lists only there) answer with these lines."""
 
-    def __init__(self, listing: str) -> None:
-        self.listing = listing
+    def __init__(self, sessions: str, windows: str = "") -> None:
+        self.listings: dict[tuple[str, ...], str] = {
+            ("show-hooks", "-g"): sessions,
+            ("show-hooks", "-gw"): windows,
+        }
 
     def run(self, *args: str) -> str:
-        assert args == ("show-hooks", "-g")
-        return self.listing
+        return self.listings[args]
 
 
 def test_hooks_of_a_dead_daemon_are_reported(tmp_path: Path) -> None:
@@ -228,3 +262,65 @@ def test_hooks_of_a_dead_daemon_are_reported(tmp_path: Path) -> None:
     assert stale.level == "warn" and "daemon that is gone" in stale.message
     [fine] = doctor.hooks(_Hooks(listing), files, running=True)  # type: ignore[arg-type]
     assert fine.level == "ok"
+
+
+def test_window_hooks_left_behind_are_seen(tmp_path: Path) -> None:
+    files = _files(tmp_path)
+    windows = "pane-died[0] display-message mine\npane-died[1] wait-for -S osf-tmux-wake\n"
+    [stale] = doctor.hooks(_Hooks("", windows), files, running=False)  # type: ignore[arg-type]
+    assert stale.level == "warn" and "1 hooks of a daemon that is gone" in stale.message
+    sessions = "after-new-window[0] wait-for -S osf-tmux-wake\n"
+    again = windows + "pane-died[2] wait-for -S osf-tmux-wake\n"
+    [twice] = doctor.hooks(_Hooks(sessions, again), files, running=True)  # type: ignore[arg-type]
+    assert twice.level == "warn" and "more than once (pane-died)" in twice.message
+    assert "osf-tmux stop && osf-tmux start" in twice.fix
+
+
+def test_the_link_command_puts_osf_tmux_on_path(tmp_path: Path) -> None:
+    """After the quick start (a venv) or TPM's install, `osf-tmux` is not on PATH while the
+    README types it bare: one command links it, into a folder of yours on PATH if there is
+    one, ~/.local/bin first."""
+    home = tmp_path / "home"
+    local, cargo = home / ".local" / "bin", home / ".cargo" / "bin"
+    for folder in (local, cargo):
+        folder.mkdir(parents=True)
+    venv = tmp_path / "clone" / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "osf-tmux").write_text("#!/bin/sh\n")
+    (venv / "osf-tmux").chmod(0o755)
+    program = str(venv / "osf-tmux")
+    env = {"HOME": str(home), "PATH": f"{cargo}:/usr/bin:{local}"}
+    assert link_command(program, env) == f"ln -s {program} {local}/osf-tmux"
+    bare = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    said = link_command(program, bare)
+    assert said is not None and said.startswith(f"mkdir -p ~/.local/bin && ln -s {program} ")
+    assert "put ~/.local/bin on your PATH" in said
+    (local / "osf-tmux").symlink_to(program)  # linked: nothing more to say
+    assert link_command(program, env) is None
+    [fine] = doctor.command_on_path(env, program)
+    assert fine.level == "ok"
+    [check] = doctor.command_on_path(bare, program)
+    assert check.level == "info" and check.fix == said and program in check.message
+
+
+def test_load_by_hand_prints_the_one_command_that_links_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from osf_tmux.cli import plugin
+    from osf_tmux.cli.app import cli
+
+    # the program as the quick start runs it (under pytest, argv[0] is pytest's own)
+    program = str(tmp_path / "clone" / ".venv" / "bin" / "osf-tmux")
+    monkeypatch.setattr(plugin, "own_command", lambda: [program])
+    home = tmp_path / "home"
+    (home / ".local" / "bin").mkdir(parents=True)
+    env = {"TMUX": "", "TMUX_TMPDIR": str(tmp_path), "HOME": str(home),
+           "PATH": f"{home}/.local/bin:/usr/bin:/bin"}  # fmt: skip
+    res = CliRunner().invoke(cli, ["plugin", "load"], env=env)  # outside tmux, no server
+    assert res.exit_code == 0, res.output
+    assert "no tmux server is running here" in res.output
+    assert f"to type it as `osf-tmux`, run: ln -s {program} {home}/.local/bin/osf-tmux" in (
+        res.output
+    )

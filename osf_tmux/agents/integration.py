@@ -10,7 +10,7 @@ import importlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, cast
 
-from osf_tmux.agents import HOOKED, module_name
+from osf_tmux.agents import HOOKED
 
 if TYPE_CHECKING:
     from osf_tmux.agents.hooks import HookFile
@@ -46,4 +46,9 @@ class UnknownAgent(KeyError):
 def agent_module(name: str) -> AgentModule:
     if name not in HOOKED:
         raise UnknownAgent(name)
-    return cast(AgentModule, importlib.import_module(module_name(name)))
+    return cast(AgentModule, importlib.import_module(f"osf_tmux.agents.{module_name(name)}"))
+
+
+def module_name(agent: str) -> str:
+    """The module of an agent id: ids may hold a hyphen (`grok-build`), modules cannot."""
+    return agent.replace("-", "_")

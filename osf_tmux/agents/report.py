@@ -61,11 +61,11 @@ def state_for(agent: str, payload: Mapping[str, Any]) -> str | None:
 def _agent_module(agent: str) -> Any:
     """The agent's module (osf_tmux/agents/AGENT.py), or None for an agent without hooks. Only
     names in the table are imported: the argument comes from a settings file."""
-    from osf_tmux.agents import HOOKED, module_name
+    from osf_tmux.agents import HOOKED
 
     if agent not in HOOKED:
         return None
-    name = module_name(agent)
+    name = "osf_tmux.agents." + agent.replace("-", "_")  # `grok-build`: grok_build.py
     __import__(name)
     return sys.modules[name]
 

@@ -90,9 +90,11 @@ class Settings:
     foreign_poll_idle: float = 0.5  # ... and this often while it sits unchanged, idle or done
     foreign_hot: float = 2.0  # "changes": its screen changed this recently
     identify_interval: float = 0.5  # re-read a non-agent pane's process when it prints
-    # ... and, when it prints nothing, let the sweep re-read it only this often: an agent that
-    # starts draws at once (read then), and a quiet shell's process tree costs two /proc reads
-    # per sweep (~60 % of a sweep of 200 panes). Agent panes are re-read at every sweep.
+    # ... and, once it has printed nothing for this long, let the sweep re-read it only this
+    # often: a quiet shell's process tree costs a few /proc reads per sweep (~60 % of a sweep
+    # of 200 panes). A pane that printed lately is re-read at every sweep: an agent may start
+    # without drawing, exec'd by the program that just drew (issue #29). Agent panes are
+    # re-read at every sweep.
     quiet_identify: float = 10.0
     status_interval: float = 0.2  # at most this often rewrite the status file
     status_refresh: float = 5.0  # ... and at least this often (fresh counters for `status`)
@@ -137,6 +139,9 @@ class Transition:
     before: PaneState
     after: PaneState
     snapshot: Snapshot | None  # the screen that decided it, when the screen did
+    # Whether `before` and `after` only stand in for a prompt that went, not confirmed yet
+    # (PaneTracker.standing_in): notifications tell an answer from a redraw by it.
+    standing_in: tuple[bool, bool] = (False, False)
 
 
 @dataclass
@@ -624,7 +629,7 @@ class Daemon:
             self.counters["classified"] += judge.classified - classified
         else:
             w.verdict = None
-        before = w.tracker.current
+        before, stood_in = w.tracker.current, w.tracker.standing_in
         now = self.clock.now()
         after = w.tracker.update(self._observe(w, snap), now, self.clock.wall())
         if after != before:
@@ -643,7 +648,8 @@ class Daemon:
         if self.on_transition is not None:
             agent = w.manifest.agent if w.manifest else None
             try:
-                self.on_transition(Transition(w.info, agent, before, after, snap))
+                stand_ins = (stood_in, w.tracker.standing_in)
+                self.on_transition(Transition(w.info, agent, before, after, snap, stand_ins))
             except Exception:  # a notifier must never take the daemon down
                 log.exception("%s: on_transition failed", w.info.pane_id)
         return True
@@ -906,9 +912,9 @@ class Daemon:
 
     def _identify(self, w: PaneWatch, now: float, if_changed: bool = False) -> None:
         """Which agent's rules the pane gets. `if_changed` (the sweep): not again while the
-        pane's foreground group and its leader's children, command, override and report are
-        what they were (reading a pane's whole process tree costs ~0.1 ms: 20 ms a sweep at
-        200 panes)."""
+        pane's foreground group, its leader's children, their command lines, tmux's command,
+        the override and the report are what they were (reading a pane's whole process tree
+        costs ~0.1 ms: 20 ms a sweep at 200 panes)."""
         info = w.info
         listed = (
             info.current_command,
@@ -922,6 +928,7 @@ class Daemon:
             and w.manifest is None
             and w.identity[1:] == listed
             and now - w.signature_read < self.settings.quiet_identify
+            and now - w.last_bytes >= self.settings.quiet_identify
             and not self._fresh_report(info)
         ):
             return  # not an agent, quiet, and tmux lists it as before
@@ -1085,7 +1092,8 @@ class Daemon:
             panes.append(
                 {
                     "pane": pid,
-                    "address": w.info.address,
+                    "target": w.info.address,  # as `list`, `events` and `wait` call it
+                    "address": w.info.address,  # the same: what older readers of this file read
                     "agent": w.manifest.agent if w.manifest else None,
                     "state": st.state,
                     "since": st.since if st.state else None,

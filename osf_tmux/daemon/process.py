@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from osf_tmux.clock import Clock, SystemClock
+from osf_tmux.tmux import SHELLS
 
 PROC = Path("/proc")
 PS_TTL = 0.5  # seconds a `ps -A` listing serves every pane that asks
@@ -52,31 +53,59 @@ def foreground_pgid(pane_pid: int, proc: Path = PROC) -> int | None:
     if pane_pid <= 0:
         return None
     if _has_proc(proc):
-        raw = _read_small(f"{proc}/{pane_pid}/stat")
-        if raw is None:
-            return None
-        stat = raw.decode("utf-8", "replace")
-        # comm (field 2) may contain spaces and parentheses: parse after the last ')'.
-        fields = stat[stat.rfind(")") + 2 :].split()
-        try:
-            tpgid = int(fields[5])
-        except (IndexError, ValueError):
-            return None
-        return tpgid if tpgid > 0 else None
+        return _tpgid_and_name(pane_pid, proc)[0]
     return PS.table().tpgid(pane_pid)
 
 
+def _tpgid_and_name(pid: int, proc: Path) -> tuple[int | None, str]:
+    """From one read of /proc/<pid>/stat: its terminal's foreground group, and its name (comm:
+    an exec or a rename changes it)."""
+    raw = _read_small(f"{proc}/{pid}/stat")
+    if raw is None:
+        return None, ""
+    stat = raw.decode("utf-8", "replace")
+    # comm (field 2) may contain spaces and parentheses: parse after the last ')'.
+    end = stat.rfind(")")
+    fields = stat[end + 2 :].split()
+    try:
+        tpgid = int(fields[5])
+    except (IndexError, ValueError):
+        return None, ""
+    return (tpgid if tpgid > 0 else None), stat[stat.find("(") + 1 : end]
+
+
 def foreground_signature(pane_pid: int, proc: Path = PROC) -> tuple[int | None, str]:
-    """What changes when the pane's foreground changes: its group, and the children of the
-    group's leader (a wrapper such as `sh -c 'claude'` starts the agent as a child). Two small
-    reads, where reading the whole tree costs several per process."""
-    pgid = foreground_pgid(pane_pid, proc)
-    if pgid is None:
+    """What changes when the pane's foreground changes: its group, the children of the group's
+    leader (a wrapper such as `sh -c 'claude'` starts the agent as a child), and what each of
+    them runs. An `exec` keeps the pid: a program that draws and then execs the agent, or a
+    child read between its fork and its exec, changes nothing else (issue #29).
+
+    A shell at its prompt leads the group itself: its name comes with the read that found the
+    group, and an exec changes it, so such a pane costs two small reads, as before. Any other
+    leader and every child cost one more each: their command lines (`node a.js` exec'ing `node
+    cli.js` keeps the name)."""
+    if pane_pid <= 0:
         return None, ""
     if _has_proc(proc):
+        pgid, name = _tpgid_and_name(pane_pid, proc)
+        if pgid is None:
+            return None, ""
         raw = _read_small(f"{proc}/{pgid}/task/{pgid}/children")
-        return pgid, raw.decode("ascii", "replace") if raw is not None else ""
-    return pgid, " ".join(str(c) for c in PS.table().children(pgid))
+        children = raw.decode("ascii", "replace").split() if raw is not None else []
+        leader = name if pgid == pane_pid and name in SHELLS else _cmdline(pgid, proc)
+        # Compared, never parsed.
+        return pgid, "\n".join([leader, *(f"{c} {_cmdline(int(c), proc)}" for c in children)])
+    table = PS.table()
+    pgid = table.tpgid(pane_pid)
+    if pgid is None:
+        return None, ""
+    pids = [pgid, *table.children(pgid)]
+    return pgid, "\n".join(f"{pid} {table.argv(pid)!r}" for pid in pids)
+
+
+def _cmdline(pid: int, proc: Path) -> str:
+    raw = _read_small(f"{proc}/{pid}/cmdline")
+    return raw.decode("utf-8", "replace") if raw is not None else ""
 
 
 def process_argv(pid: int, proc: Path = PROC) -> list[str]:

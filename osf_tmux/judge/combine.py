@@ -99,6 +99,12 @@ class PaneTracker:
         self._erased_since: float | None = None
         self._erased = False
 
+    @property
+    def standing_in(self) -> bool:
+        """Whether the state only stands in for a prompt that went (`working` right after
+        `blocked`, the return to the agent's input not confirmed yet): a redraw looks the same."""
+        return self._after_prompt
+
     def deadline(self) -> float | None:
         """Monotonic time at which `update` should run again even without news."""
         if self.current.rule == OUTPUT_FLOW_RULE and self._flow is not None:

@@ -26,6 +26,7 @@ ADAPTERS: dict[str, str] = {
     "kimi": "kimi:Kimi",
     "auggie": "auggie:Auggie",
     "kimi-code": "kimi_code:KimiCode",
+    "grok-build": "grok_build:GrokBuild",
 }
 
 

@@ -41,6 +41,9 @@ class Dialect:
     # (a session title, a summary) and gets `side_text`, never the script's turn.
     tools_in_text: bool = False
     side_text: str = "Working on the task"
+    # Tools that mark a side request when they are all the request offers (Grok Build names
+    # its session with a request that offers only `session_title`).
+    side_tools: frozenset[str] = frozenset()
 
 
 # Tool names per kind, compared without case, `_` or `-`. First match in the request wins, in

