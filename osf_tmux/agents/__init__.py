@@ -31,4 +31,3 @@ HOOKED = (
     "auggie",
     "grok-build",
 )
-
