@@ -383,6 +383,7 @@ class Recorder:
     def _expect(self, exp: Expect) -> None:
         deadline = time.time() + exp.timeout
         quiet_at: int | None = None
+        last_text, changed_at = None, time.time()
         while True:
             before = self.offset()
             if (
@@ -394,8 +395,12 @@ class Recorder:
                 quiet_at = before
             text, title = self.capture_with_title()
             seen = time.time()
-            if cue_matches(exp.cue, text, title) and (
-                not exp.server_quiet or (self.server is not None and self.server.quiet())
+            if text != last_text:
+                last_text, changed_at = text, seen
+            if (
+                cue_matches(exp.cue, text, title)
+                and (not exp.server_quiet or (self.server is not None and self.server.quiet()))
+                and seen - changed_at >= exp.still
             ):
                 break
             if time.time() > deadline:
@@ -409,6 +414,7 @@ class Recorder:
             seg: dict[str, Any] = {
                 "server_quiet": exp.server_quiet,
                 "offset_server_quiet": quiet_at,
+                "still": exp.still,
                 "offset": before,
                 "t": round(self.elapsed(), 3),
                 "state": exp.state,
