@@ -249,3 +249,21 @@ def test_without_holds_the_recorded_answer_reads_done_while_it_streams(claude: M
     lab = CAPTURES / "claude-2.1.116-lab-statusline2-notitle" / "slow_answer-120x32.labels.json"
     during, _ = _turn_states(lab, replace(claude, holds=()))
     assert "done" in during
+
+
+def test_a_manifest_extending_claude_takes_its_hold_or_replaces_it(claude: Manifest) -> None:
+    from osf_tmux.judge.manifest import extend
+
+    own = parse_manifest({"agent": "mine", "extends": "claude", "rule": []}, "mine.toml")
+    assert [h.id for h in extend(claude, own).holds] == ["working-answer-drawn"]
+    longer = {
+        "id": "working-answer-drawn",
+        "state": "working",
+        "region": "above_box:3",
+        "all": ["\\S"],
+        "while_changing": 3.0,
+    }
+    own = parse_manifest({"agent": "mine", "extends": "claude", "rule": [longer]}, "mine.toml")
+    merged = extend(claude, own)
+    assert [(h.id, h.while_changing) for h in merged.holds] == [("working-answer-drawn", 3.0)]
+    assert "working-answer-drawn" not in {r.id for r in merged.rules}
