@@ -139,7 +139,7 @@ class PaneTracker:
         if not obs.holds:
             self._holds = None
             return None
-        if self._holds is None or self._holds.rules != obs.holds:
+        if self._holds is None or self._holds.rules is not obs.holds:
             self._holds = Holds(obs.holds)
         if obs.snapshot is not None:
             self._holds.observe(obs.snapshot, now)
