@@ -267,3 +267,26 @@ def test_a_manifest_extending_claude_takes_its_hold_or_replaces_it(claude: Manif
     merged = extend(claude, own)
     assert [(h.id, h.while_changing) for h in merged.holds] == [("working-answer-drawn", 3.0)]
     assert "working-answer-drawn" not in {r.id for r in merged.rules}
+
+
+def test_a_footer_at_rest_ends_the_turn_at_once(claude: Manifest) -> None:
+    """2.1.x without a status line: `? for shortcuts` is drawn only at rest (and 2.0.x, which
+    sets no title, keeps its spinner row for the whole turn): no hold after it."""
+    holds = Holds(claude.holds)
+    rows = [*answer(5), "", RULE, "❯ ", RULE]
+    working = Snapshot(cols=COLS, rows=(*rows, "  ⏸ manual mode on · esc to interrupt"))
+    at_rest = Snapshot(
+        cols=COLS,
+        rows=(
+            *rows[:-4],
+            *answer(6)[-1:],
+            "",
+            RULE,
+            "❯ ",
+            RULE,
+            "  ⏸ manual mode on · ? for shortcuts",
+        ),
+    )
+    holds.observe(working, 0.0)
+    holds.observe(at_rest, 0.1)
+    assert holds.holding(0.2) is None
