@@ -125,7 +125,7 @@ def _scenarios(s: Shapes, choices: bool = False) -> list[Scenario]:
             approved="command permission dialog approved with 1. Yes",
             dialog=s.blocked(BASH_PROMPT, "command permission dialog"),
             first_option="select 1. Yes",
-            working=Expect("working", WORKING, "approved; command running"),
+            working=Expect("working", s.ui.working, "approved; command running"),
             reject=None,  # No is a text field: bash_no below
         ),
         sc(
@@ -167,7 +167,7 @@ def _scenarios(s: Shapes, choices: bool = False) -> list[Scenario]:
             s.ask(st.P_EDIT),
             s.blocked(EDIT_PROMPT, "edit file dialog"),
             Keys(("Enter",), "select 1. Yes"),
-            Expect("working", WORKING, "edit approved; agent working"),
+            Expect("working", s.ui.working, "edit approved; agent working"),
             s.blocked(CREATE_PROMPT, "create file dialog"),
             Keys(("Enter",), "select 1. Yes"),
             s.done(),

@@ -197,6 +197,7 @@ def record_scenarios(agent: AgentSpec, scenarios: Sequence[str], out: Path) -> l
         for _attempt in range(2):
             try:
                 Recorder(agent, table[name], *SIZE, out, verbose=False).run()
+                print(f"  recorded {agent.name}/{name}", file=sys.stderr, flush=True)
                 break
             except DriverError as e:
                 print(f"  {agent.name}/{name}: {e}", file=sys.stderr, flush=True)
