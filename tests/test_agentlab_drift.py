@@ -201,8 +201,8 @@ def test_a_dialog_no_rule_knows_is_reported_with_its_screen(lab: Path) -> None:
     )
     score = drift.score_folder(lab / "copilot-1.0.10-lab", blind, ["question"])
     assert score.right < score.points and score.false_blocked == 0
-    first = score.unrecognised[0]
-    assert (first.label, first.got) == ("blocked", "idle")
+    first = score.first_unrecognised()
+    assert first is not None and (first.label, first.got) == ("blocked", "idle")
     assert first.capture == "copilot-1.0.10-lab/question-120x32"
     assert any("needs information" in row for row in first.screen)
 
@@ -235,6 +235,11 @@ def test_an_idle_screen_read_by_luck_counts_as_unrecognised_where_idle_has_rules
     score = drift.score_folder(lab / "copilot-1.0.10-lab", blind, ["text"])
     assert score.right == score.points
     assert score.unrecognised and {u.label for u in score.unrecognised} == {"idle"}
+    # a point read wrongly is the one shown, though a right-by-luck one came first
+    wrong = drift.Unrecognised("c/q-120x32", 900, "blocked", "idle", ("? pick one",))
+    mixed = dataclasses.replace(score, unrecognised=[*score.unrecognised, wrong])
+    assert mixed.first_unrecognised() == wrong
+    assert score.first_unrecognised() == score.unrecognised[0]
     # with the idle rule in force they are recognised
     assert not drift.score_folder(lab / "copilot-1.0.10-lab", rules, ["text"]).unrecognised
 

@@ -225,6 +225,11 @@ class Score:
     false_blocked: int = 0
     unrecognised: list[Unrecognised] = field(default_factory=list)
 
+    def first_unrecognised(self) -> Unrecognised | None:
+        """The one to show: the first read wrongly, else the first right by the default only."""
+        wrong = [u for u in self.unrecognised if u.label != u.got]
+        return (wrong or self.unrecognised or [None])[0]
+
 
 def ruled_states(manifest: Manifest) -> set[str]:
     return {rule.state for rule in manifest.rules}
@@ -275,7 +280,7 @@ class Row:
 
     def cells(self) -> list[str]:
         s = self.score
-        first = s.unrecognised[0] if s and s.unrecognised else None
+        first = s.first_unrecognised() if s else None
         return [
             self.agent,
             self.pinned or "-",
@@ -306,8 +311,8 @@ def render(rows: Sequence[Row]) -> str:
     for row in rows:
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in row.cells()) + " |")
     for row in rows:
-        if row.score and row.score.unrecognised:
-            first = row.score.unrecognised[0]
+        first = row.score.first_unrecognised() if row.score else None
+        if first is not None:
             where = f"{row.agent} {row.latest}: {first.capture}@{first.offset}"
             said = f"labelled {first.label}, no rule recognised it (read {first.got})"
             lines += ["", f"{where}, {said}:", "```", *first.screen, "```"]
