@@ -45,7 +45,8 @@ QUESTION_PROMPT = Cue(r"needs information\.(?s:.*)enter accept[^\n]*\n[^\n]*─{
 # rounded box titled `Question`, its choices numbered, the hint row at the bottom inside it.
 QUESTION_BOX = _box(r"(?i:to select · enter to confirm)")
 # 1.0.4x: the spinner row above the input box says `(Esc to cancel …)`; the footer stays.
-OLD_WORKING = Cue(r"^\s*[∙∘○◎◉●] .*\(Esc to cancel\b", tail=8)
+# 1.0.66: the spinner row ends in the hint `esc cancel` (`esc again to cancel` after one Esc).
+OLD_WORKING = Cue(r"^\s*[∙∘○◎◉●] .*(?:\(Esc to cancel\b|\besc (?:again to )?cancel\b)", tail=8)
 # Typed, never sent: Copilot's own dialog words and the shared ones (no `@`, `#` or a leading
 # `/`: those open pickers in the input box).
 DRAFT = (
@@ -231,7 +232,9 @@ def _scenarios(s: Shapes, choices: bool = False) -> list[Scenario]:
 
 FORM_DIALECT = Dialect(
     tools={
-        "question": ToolShape("ask_user", _ask_user),
+        # Releases whose ask_user takes `question` and `choices` but ship no app.js (1.0.66):
+        # the request's schema says so, and the schema search fills those.
+        "question": ToolShape("ask_user", _ask_user, when="requestedSchema"),
         "plan": ToolShape("exit_plan_mode", _exit_plan_mode),
     }
 )
@@ -267,7 +270,11 @@ class Copilot(AgentSpec):
     old_ui = dataclasses.replace(
         ui,
         working=OLD_WORKING,
-        idle=Cue(IDLE.pattern, absent=r"\(Esc to cancel\b|(?i:to select · enter to)", tail=8),
+        idle=Cue(
+            IDLE.pattern,
+            absent=r"\(Esc to cancel\b|\besc (?:again to )?cancel\b|(?i:to select · enter to)",
+            tail=8,
+        ),
     )
 
     def prefix(self) -> Path:
@@ -296,14 +303,24 @@ class Copilot(AgentSpec):
         return package_version(self.package() / "package.json")
 
     def build(self, shapes: Shapes) -> list[Scenario]:
-        choices = takes_choices(self.package())
         # The dialect is read when the fake server starts, after the scenarios are built.
-        self.dialect = CHOICES_DIALECT if choices else FORM_DIALECT
-        return _scenarios(shapes, choices)
+        self.dialect = CHOICES_DIALECT if takes_choices(self.package()) else FORM_DIALECT
+        return _scenarios(shapes, self.old_layout())
+
+    def old_layout(self) -> bool:
+        """The activity row above the input box and the Question box: seen on 1.0.43 and
+        1.0.66, not on 1.0.102 (the change lies between; releases before 1.0.100 are taken
+        for old)."""
+        if takes_choices(self.package()):
+            return True
+        if self.release is None:
+            return False
+        numbers = tuple(int(p) if p.isdigit() else 0 for p in self.release.split(".")[:3])
+        return numbers < (1, 0, 100)
 
     def scenarios(self) -> dict[str, Scenario]:
         # The cues follow the release (its working row), before the shapes are built.
-        self.ui = self.old_ui if takes_choices(self.package()) else type(self).ui
+        self.ui = self.old_ui if self.old_layout() else type(self).ui
         return super().scenarios()
 
     def launch(
