@@ -25,7 +25,7 @@
 #                     are a node bundle, cli.js, the later ones a native binary)
 #   npm-codex-<VER>/  further Codex releases: CODEX_VERSIONS="0.100.0 0.130.0" (the native
 #                     binary from the platform package; `record --agent-version VER`)
-#   npm-copilot-<VER>/ further Copilot CLI releases: COPILOT_VERSIONS="1.0.43" (the last ones
+#   npm-copilot-<VER>/ further Copilot CLI releases: COPILOT_VERSIONS="1.0.43 1.0.66" (ones
 #                     whose ask_user draws the `Question` box; `record --agent-version VER`)
 #   aider-venv/, vibe-venv/, kimi-venv/   the PyPI agents
 set -euo pipefail
