@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import shutil
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -278,3 +279,19 @@ def test_no_record_rescores_an_earlier_run(lab: Path) -> None:
         recorder=recorder,
     )
     assert row.score is not None and row.score.right == row.score.points > 0
+
+
+def test_install_sh_gets_the_agents_version_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """install.sh reads `<AGENT>_VERSION`, `-` as `_` (GROK_BUILD_VERSION)."""
+    seen: dict[str, str] = {}
+
+    def call(argv: list[str], env: dict[str, str], **kw: object) -> int:
+        seen.update({k: v for k, v in env.items() if k.endswith("_VERSION")})
+        seen["agent"] = argv[-1]
+        return 0
+
+    monkeypatch.setattr(subprocess, "call", call)
+    drift.install_sh("grok-build", "0.2.120", tmp_path / "scratch")
+    assert seen["GROK_BUILD_VERSION"] == "0.2.120" and seen["agent"] == "grok-build"

@@ -68,6 +68,10 @@ PACKAGES: dict[str, Package] = {
     "vibe": Package("pypi", "mistral-vibe"),
     "kimi": Package("pypi", "kimi-cli"),
     "auggie": Package("npm", "@augmentcode/auggie"),
+    # issue #27's newer programs (their adapters land from other branches)
+    "grok-build": Package("pypi", "grok-cli-bin"),
+    "kimi-code": Package("npm", "@moonshot-ai/kimi-code"),
+    "amp": Package("npm", "@sourcegraph/amp"),
 }
 
 Lookup = Callable[[Package], str]
@@ -145,7 +149,8 @@ def scratch_home(agent: str, version: str) -> Path:
 def install_sh(agent: str, version: str, home: Path) -> None:
     """install.sh with the lab home moved to the scratch prefix and the agent pinned to
     `version` (`<AGENT>_VERSION`; Droid's wrapper and platform package alike)."""
-    env = {**os.environ, "OSF_AGENTLAB_HOME": str(home), f"{agent.upper()}_VERSION": version}
+    pin = agent.upper().replace("-", "_") + "_VERSION"  # GROK_BUILD_VERSION
+    env = {**os.environ, "OSF_AGENTLAB_HOME": str(home), pin: version}
     if agent == "droid":
         env["DROID_PLATFORM_VERSION"] = version
     home.mkdir(parents=True, exist_ok=True)
