@@ -23,10 +23,10 @@
 #   npm-claude-<VER>/ further Claude Code releases: CLAUDE_VERSIONS="2.1.25 2.1.116 2.1.221"
 #                     (record them with `record --agent-version VER`; releases before ~2.1.100
 #                     are a node bundle, cli.js, the later ones a native binary)
-#   npm-codex-<VER>/  further Codex releases: CODEX_VERSIONS="0.100.0 0.130.0" (the native
-#                     binary from the platform package; `record --agent-version VER`)
 #   npm-copilot-<VER>/ further Copilot CLI releases: COPILOT_VERSIONS="1.0.43 1.0.66" (ones
 #                     whose ask_user draws the `Question` box; `record --agent-version VER`)
+#   npm-codex-<VER>/  further Codex releases: CODEX_VERSIONS="0.100.0 0.130.0" (the native
+#                     binary from the platform package; `record --agent-version VER`)
 #   aider-venv/, vibe-venv/, kimi-venv/   the PyPI agents
 set -euo pipefail
 
