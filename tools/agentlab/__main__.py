@@ -1,4 +1,4 @@
-"""python -m tools.agentlab {install,list,record,index,selftest}: drive the real agent CLIs
+"""python -m tools.agentlab {install,list,record,index,selftest,drift}: drive the real agent CLIs
 offline and record captures into captures/<agent>-<version>-lab/."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from tools.agentlab import selftest
+from tools.agentlab import drift, selftest
 from tools.agentlab.agents import ADAPTERS, AGENTS, NOT_WRITTEN
 from tools.agentlab.base import AgentSpec, Scenario, lab_home
 from tools.agentlab.dress import COMMON_DRESSES, PANE, Dress
@@ -47,7 +47,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         version = agent.version() if agent.installed() else "not installed"
         print(f"{name:8s} {version:16s} {where}")
         print("         scenarios: " + " ".join(agent.scenarios()))
-        if agent.configs:
+        # aider, codex and gemini have a `configs` method of scenarios, not named configs
+        if isinstance(agent.configs, dict) and agent.configs:
             print("         configs: " + " ".join(agent.configs))
         if agent.dresses:
             own = ", ".join(f"{d.name} ({d.description})" for d in agent.dresses.values())
@@ -165,6 +166,24 @@ def cmd_relabel(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_drift(args: argparse.Namespace) -> int:
+    """The canary: each agent's registry latest recorded and scored next to its pinned one."""
+    names = list(AGENTS) if args.agent == "all" else args.agent.split(",")
+    unknown = [n for n in names if n not in AGENTS]
+    if unknown:
+        raise SystemExit(f"unknown agent(s) {unknown}; known: {', '.join(AGENTS)}")
+    opts = drift.Options(
+        install=not (args.no_install or args.no_record),
+        record=not args.no_record,
+        keep_captures=args.keep_captures,
+        scenarios=args.scenario.split(",") if args.scenario else None,
+    )
+    rows = drift.run(AGENTS, names, opts)
+    print(drift.rows_json(rows) if args.json else drift.render(rows))
+    broken = [r for r in rows if r.score is None or r.score.right < r.score.points]
+    return 1 if broken else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.agentlab", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -210,6 +229,31 @@ def main(argv: list[str] | None = None) -> int:
         help="narrate; also keep the fake server's request log next to the capture",
     )
     p.set_defaults(func=cmd_record)
+    p = sub.add_parser(
+        "drift",
+        help="install each agent's latest release beside the pinned one, record and score it",
+    )
+    p.add_argument("--agent", default="all", help="comma-separated agent names, or all")
+    p.add_argument(
+        "--no-install",
+        action="store_true",
+        help="use what an earlier run installed under $OSF_AGENTLAB_HOME/drift/",
+    )
+    p.add_argument(
+        "--no-record",
+        action="store_true",
+        help="score what an earlier run recorded (after a rule change); implies --no-install",
+    )
+    p.add_argument(
+        "--keep-captures",
+        action="store_true",
+        help="record into captures/<agent>-<latest>-lab/ (to commit) instead of the scratch prefix",
+    )
+    p.add_argument(
+        "--scenario", help=f"comma-separated scenarios (default: {','.join(drift.STANDARD)})"
+    )
+    p.add_argument("--json", action="store_true", help="one JSON list instead of the table")
+    p.set_defaults(func=cmd_drift)
     args = ap.parse_args(argv)
     return int(args.func(args))
 
