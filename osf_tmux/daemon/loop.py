@@ -694,6 +694,7 @@ class Daemon:
             quiet=self.clock.now() - w.last_change,
             output_flow=w.manifest.output_flow if w.manifest is not None else None,
             snapshot=snap,
+            holds=w.manifest.holds if w.manifest is not None else (),
         )
 
     def _gone(self, w: PaneWatch) -> None:

@@ -762,7 +762,7 @@ def _anthropic_tool(
     """Claude Code's own tool when the request offers it (or lists no tools); otherwise the
     offered tool of that kind (another agent on the Messages API: Copilot)."""
     forced = server.dialect.tools.get(step.kind)
-    if forced is not None:
+    if forced is not None and forced.applies(offered):
         return forced.name, forced.args(_neutral(server, step))
     name, args = _claude_tool(server, step)
     if not offered or name in offered:

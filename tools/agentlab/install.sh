@@ -23,6 +23,8 @@
 #   npm-claude-<VER>/ further Claude Code releases: CLAUDE_VERSIONS="2.1.25 2.1.116 2.1.221"
 #                     (record them with `record --agent-version VER`; releases before ~2.1.100
 #                     are a node bundle, cli.js, the later ones a native binary)
+#   npm-copilot-<VER>/ further Copilot CLI releases: COPILOT_VERSIONS="1.0.43 1.0.66" (ones
+#                     whose ask_user draws the `Question` box; `record --agent-version VER`)
 #   npm-codex-<VER>/  further Codex releases: CODEX_VERSIONS="0.100.0 0.130.0" (the native
 #                     binary from the platform package; `record --agent-version VER`)
 #   aider-venv/, vibe-venv/, kimi-venv/, grok-build-venv/   the PyPI agents
@@ -144,7 +146,13 @@ install_one() {
             # as bin/.kilo, which is what a user's install runs.
             postinstall "$p" @kilocode/cli
             ;;
-        copilot) npm_install "$p" @github/copilot "$(pin "${COPILOT_VERSION:-}" 1.0.102)" ;;
+        copilot)
+            npm_install "$p" @github/copilot "$(pin "${COPILOT_VERSION:-}" 1.0.102)"
+            local kv
+            for kv in ${COPILOT_VERSIONS:-}; do  # older releases: `record --agent-version VER`
+                npm_install "$LAB/npm-copilot-$kv" @github/copilot "$kv"
+            done
+            ;;
         cline)
             npm_install "$p" cline "$(pin "${CLINE_VERSION:-}" 3.0.65)"
             postinstall "$p" cline  # caches the platform binary as bin/.cline
