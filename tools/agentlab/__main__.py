@@ -47,7 +47,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         version = agent.version() if agent.installed() else "not installed"
         print(f"{name:8s} {version:16s} {where}")
         print("         scenarios: " + " ".join(agent.scenarios()))
-        if agent.configs:
+        # Some adapters name a method of theirs `configs` (scenarios of their settings).
+        if isinstance(agent.configs, dict) and agent.configs:
             print("         configs: " + " ".join(agent.configs))
         if agent.dresses:
             own = ", ".join(f"{d.name} ({d.description})" for d in agent.dresses.values())

@@ -25,6 +25,8 @@
 #                     are a node bundle, cli.js, the later ones a native binary)
 #   npm-codex-<VER>/  further Codex releases: CODEX_VERSIONS="0.100.0 0.130.0" (the native
 #                     binary from the platform package; `record --agent-version VER`)
+#   npm-qwen-<VER>/   further Qwen Code releases: QWEN_VERSIONS="latest" or "0.24.4" (0.2x
+#                     asks for node >= 22 but runs under node 20; `record --agent-version VER`)
 #   aider-venv/, vibe-venv/, kimi-venv/   the PyPI agents
 set -euo pipefail
 
@@ -142,7 +144,14 @@ install_one() {
             npm_install "$p" cline "$(pin "${CLINE_VERSION:-}" 3.0.65)"
             postinstall "$p" cline  # caches the platform binary as bin/.cline
             ;;
-        qwen) npm_install "$p" @qwen-code/qwen-code "$(pin "${QWEN_VERSION:-}" 0.15.10)" ;;
+        qwen)
+            npm_install "$p" @qwen-code/qwen-code "$(pin "${QWEN_VERSION:-}" 0.15.10)"
+            local qv
+            for qv in ${QWEN_VERSIONS:-}; do  # `latest`: the registry's, under its number
+                qv="$(resolve @qwen-code/qwen-code "$qv")"
+                npm_install "$LAB/npm-qwen-$qv" @qwen-code/qwen-code "$qv"
+            done
+            ;;
         droid)
             # The wrapper's own linux-x64 platform package of the same version is missing from
             # the registry: the next one (0.225.2) is installed next to it, and its bin/droid

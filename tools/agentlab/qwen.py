@@ -5,11 +5,20 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
+from typing import ClassVar
 
 from osf_tmux.agents.hooks import hooks_table
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Keys
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
+from tools.agentlab.base import (
+    AgentSpec,
+    RunDirs,
+    Scenario,
+    lab_home,
+    npm_prefix,
+    package_version,
+)
+from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
 
 # "⠏ Thinking... (3s · esc to cancel)", "(1s · ↓ 28 tokens · esc to cancel)"
@@ -43,12 +52,48 @@ class Qwen(AgentSpec):
         stream_settle=1.0,
     )
 
+    # Its own settings a user can turn on (ui.theme, ui.accessibility.*), as `--dress NAME`.
+    dresses: ClassVar[dict[str, Dress]] = {
+        d.name: d
+        for d in (
+            Dress("light", "ui.theme Qwen Light", options={"theme": "Qwen Light"}),
+            Dress(
+                "screenreader",
+                "ui.accessibility.screenReader: plain-text output",
+                options={"screen_reader": True},
+            ),
+            Dress(
+                "nophrases",
+                "ui.accessibility.enableLoadingPhrases off (no witty phrases on the spinner row)",
+                options={"loading_phrases": False},
+            ),
+        )
+    }
+    pinned: str | None = None
+
+    def use_version(self, version: str) -> None:
+        """A release install.sh put into npm-qwen-<VER>/ (QWEN_VERSIONS)."""
+        prefix = lab_home() / f"npm-qwen-{version}"
+        if not prefix.is_dir():
+            raise SystemExit(
+                f"qwen {version} is not installed in {prefix}: run "
+                f"`QWEN_VERSIONS={version} tools/agentlab/install.sh qwen`"
+            )
+        self.pinned = version
+        self.__dict__.pop("_version", None)
+
+    def version_pinned(self) -> bool:
+        return self.pinned is not None
+
+    def _prefix(self) -> Path:
+        return lab_home() / f"npm-qwen-{self.pinned}" if self.pinned else npm_prefix("qwen")
+
     def binary(self) -> Path:
-        return npm_bin("qwen", "qwen")
+        return self._prefix() / "node_modules" / ".bin" / "qwen"
 
     def read_version(self) -> str:
         return package_version(
-            npm_prefix("qwen") / "node_modules" / "@qwen-code" / "qwen-code" / "package.json"
+            self._prefix() / "node_modules" / "@qwen-code" / "qwen-code" / "package.json"
         )
 
     def build(self, s: Shapes) -> list[Scenario]:
@@ -99,12 +144,30 @@ class Qwen(AgentSpec):
                 "folderTrust": {"enabled": not trusted},
             },
             "model": {"name": "fake-model"},
+            # 0.2x starts in "auto" (a model call judges each tool call; no dialog for most):
+            # the scenarios are about the dialogs, so tools ask as 0.15 did by default.
+            "tools": {"approvalMode": "default"},
+            # 0.2x extracts memories after a turn in a background agent of its own: a request
+            # the lab's script has no answer for.
+            "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
             "general": {"enableAutoUpdate": False, "disableAutoUpdate": True},
             "privacy": {"usageStatisticsEnabled": False},
             "telemetry": {"enabled": False},
             "ide": {"enabled": False, "hasSeenNudge": True},
             "$version": 4,
         }
+        ui: dict[str, object] = {}
+        if scenario.options.get("theme"):
+            ui["theme"] = scenario.options["theme"]
+        accessibility: dict[str, object] = {}
+        if scenario.options.get("screen_reader"):
+            accessibility["screenReader"] = True
+        if scenario.options.get("loading_phrases") is False:
+            accessibility["enableLoadingPhrases"] = False
+        if accessibility:
+            ui["accessibility"] = accessibility
+        if ui:
+            settings["ui"] = ui
         if scenario.options.get("hooks"):
             log = shlex.quote(str(dirs.root / "hooks.jsonl"))
             settings["hooks"] = hooks_table("qwen", command=f"cat >> {log}; echo >> {log}")
