@@ -97,11 +97,14 @@ def replayed_live() -> list[Capture]:
         return ("blocked" not in states, -len(states), c.name)
 
     for captures in lab.values():
-        chosen += sorted(captures, key=shows)[:LIVE_PER_LAB_FOLDER]
+        dressed = captures[0].labels().get("dress", "pane") != "pane"
+        chosen += sorted(captures, key=shows)[: 1 if dressed else LIVE_PER_LAB_FOLDER]
     return chosen
 
 
 # Per lab folder: enough for a dialog, a turn and an interrupt of each agent and configuration.
+# A dress (`record --dress`: another TERM, locale, theme) changes what the screen shows, not how
+# the daemon follows a pane: its folder's one capture with a dialog is enough here.
 LIVE_PER_LAB_FOLDER = 3
 
 

@@ -269,3 +269,82 @@ def test_status_row_while_the_box_is_drawn(manifest: Manifest) -> None:
     rows = ["  .. Compiling the 1s and 0s... (1s · ↓ 50 tokens · esc to cancel)", "─" * 120]
     rows.append(">   Type your message or @path/to/file")
     assert state(screen([*TRANSCRIPT, *rows], 120, 32), manifest) == "working:spinner"
+
+
+def test_status_row_whose_glyph_touches_the_phrase(manifest: Manifest) -> None:
+    # A long phrase leaves no space after the glyph (0.15.10 at 80 columns), and wraps.
+    rows = [
+        "  ⠼What's a computer's favorite snack? Microchip (0s · ↓ 1 tokens · esc to",
+        "                                                cancel)",
+    ]
+    snap = screen([*TRANSCRIPT, *rows, *input_box(80)], 80, 24)
+    assert state(snap, manifest) == "working:spinner"
+
+
+# Screen-reader mode (ui.accessibility.screenReader, captures/qwen-0.24.4-lab-screenreader):
+# plain rows at column 0, no boxes, the footer above the status row, the input box without its
+# bottom rule, the spinner and the selection said in words.
+SR_TRANSCRIPT = ["User:  clean the build directory", "Model:  I'll remove the build directory."]
+SR_FOOTER = ["➜ proj · git:(main) · fake-model", "⏸ Ask permissions (shift + tab to cycle)"]
+
+
+def test_screen_reader_status_row_is_working(manifest: Manifest) -> None:
+    rows = [
+        *SR_TRANSCRIPT,
+        *SR_FOOTER,
+        "responding Waiting for user confirmation...  (5s · ↓ 34 tokens · esc to cancel)",
+        "─" * 120,
+        ">    Type your message or @path/to/file",
+    ]
+    assert state(screen(rows, 120, 32), manifest) == "working:spinner"
+
+
+def test_screen_reader_idle(manifest: Manifest) -> None:
+    rows = [*SR_TRANSCRIPT, "Model:  Done (1s · esc to cancel)", *SR_FOOTER, "─" * 120]
+    rows.append(">    Type your message or @path/to/file")
+    assert state(screen(rows, 120, 32), manifest) == "idle:None"
+
+
+@pytest.mark.parametrize("cols", [80, 120, 200])
+def test_screen_reader_confirmation_is_blocked(cols: int, manifest: Manifest) -> None:
+    rows = [
+        *SR_TRANSCRIPT,
+        *SR_FOOTER,
+        f"Confirming: Shell {CMD} (Remove the build directory)  ←"[:cols],
+        CMD,
+        "Allow execution of: 'rm, python3'?",
+        "(checked) 1. Yes, allow once",
+        "2. Always allow run 'rm *' commands in this project",
+        "3. Always allow run 'rm *' commands for this user",
+        "4. No, suggest changes (esc)",
+        "loading Figuring out how to make this more witty...",
+    ]
+    assert state(screen(rows, cols, 32), manifest) == "blocked:tool-confirmation"
+
+
+def test_boxless_confirmation_024_is_blocked(manifest: Manifest) -> None:
+    rows = [
+        *TRANSCRIPT,
+        f"  ? Shell {CMD} (Remove the build directory) ←",
+        "",
+        f"     {CMD}",
+        "",
+        "   Allow execution of: 'rm, python3'?",
+        "",
+        "   › 1. Yes, allow once",
+        "     2. Always allow run 'rm *' commands, run 'python3 *' commands in this project",
+        "     4. No, suggest changes (esc)",
+        "",
+        "  ⠏ Waiting for user confirmation...",
+    ]
+    assert state(screen(rows, 120, 32), manifest) == "blocked:tool-confirmation"
+
+
+def test_boxless_options_quoted_above_the_box_are_idle(manifest: Manifest) -> None:
+    answer = [
+        "  ◆︎ Shall I go on? Do you want to proceed?",
+        "   - 1. Run the tests",
+        "     2. Stop here",
+        "",
+    ]
+    assert state(screen([*TRANSCRIPT, *answer, *box_024(120)], 120, 32), manifest) == "idle:None"

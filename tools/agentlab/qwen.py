@@ -22,12 +22,16 @@ from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
 
 # "⠏ Thinking... (3s · esc to cancel)", "(1s · ↓ 28 tokens · esc to cancel)"
-SPINNER = r"esc to cancel\)"
+SPINNER = r"esc\s+to\s+cancel\)"  # the status row wraps in narrow panes
 ASKING = (
     r"Allow execution of|Apply this change\?|Do you want to proceed\?"
     r"|Waiting for user confirmation"
 )
-IDLE = Cue(r"Type your message or @path/to/file", absent=SPINNER + "|" + ASKING, tail=8)
+# 0.2x puts an interrupted prompt back into the input box ("> write a long essay ...") where
+# 0.15 showed the placeholder: either is the idle box.
+IDLE = Cue(
+    r"Type your message or @path/to/file|(?m:^> +\S)", absent=SPINNER + "|" + ASKING, tail=8
+)
 WORKING = Cue(SPINNER)
 APPROVAL = Cue(r"(?:Allow execution of|Apply this change\?)[\s\S]*Yes, allow once")
 TRUST = Cue(r"Do you trust (?:this folder|the files in this folder)")
