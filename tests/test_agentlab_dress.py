@@ -16,6 +16,7 @@ from tools.agentlab import dress as lab_dress
 from tools.agentlab.base import BASE_ENV, RunDirs
 from tools.agentlab.dress import COMMON_DRESSES, PANE, Dress, PaneFacts, combine, pane_env
 from tools.agentlab.driver import Recorder
+from tools.agentlab.gemini import Gemini
 from tools.agentlab.qwen import Qwen
 
 FACTS = PaneFacts(
@@ -143,3 +144,16 @@ def test_qwen_dresses_write_its_settings(tmp_path: Path, name: str, ui: dict[str
     dirs.home.mkdir(parents=True)
     agent.launch(dirs, "http://127.0.0.1:9", agent.scenarios()["text"])
     assert "ui" not in json.loads((dirs.home / ".qwen" / "settings.json").read_text())
+
+
+def test_gemini_dresses_write_its_settings(tmp_path: Path) -> None:
+    agent = Gemini()
+    dirs = RunDirs(root=tmp_path, home=tmp_path / "home", proj=tmp_path / "proj")
+    dirs.home.mkdir()
+    scenario = agent.configured_scenarios(None, agent.dress("light+nophrases"))["text"]
+    agent.launch(dirs, "http://127.0.0.1:9", scenario)
+    settings = json.loads((dirs.home / ".gemini" / "settings.json").read_text())
+    assert settings["ui"] == {
+        "theme": "Default Light",
+        "accessibility": {"enableLoadingPhrases": False},
+    }

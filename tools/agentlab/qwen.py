@@ -19,6 +19,7 @@ from tools.agentlab.base import (
     package_version,
 )
 from tools.agentlab.dress import Dress
+from tools.agentlab.gemini import ui_dresses, ui_settings
 from tools.agentlab.shapes import Shapes, Ui
 
 # "⠏ Thinking... (3s · esc to cancel)", "(1s · ↓ 28 tokens · esc to cancel)"
@@ -29,9 +30,7 @@ ASKING = (
 )
 # 0.2x puts an interrupted prompt back into the input box ("> write a long essay ...") where
 # 0.15 showed the placeholder: either is the idle box.
-IDLE = Cue(
-    r"Type your message or @path/to/file|(?m:^> +\S)", absent=SPINNER + "|" + ASKING, tail=8
-)
+IDLE = Cue(r"Type your message or @path/to/file|(?m:^> +\S)", absent=SPINNER + "|" + ASKING, tail=8)
 WORKING = Cue(SPINNER)
 APPROVAL = Cue(r"(?:Allow execution of|Apply this change\?)[\s\S]*Yes, allow once")
 TRUST = Cue(r"Do you trust (?:this folder|the files in this folder)")
@@ -56,23 +55,9 @@ class Qwen(AgentSpec):
         stream_settle=1.0,
     )
 
-    # Its own settings a user can turn on (ui.theme, ui.accessibility.*), as `--dress NAME`.
-    dresses: ClassVar[dict[str, Dress]] = {
-        d.name: d
-        for d in (
-            Dress("light", "ui.theme Qwen Light", options={"theme": "Qwen Light"}),
-            Dress(
-                "screenreader",
-                "ui.accessibility.screenReader: plain-text output",
-                options={"screen_reader": True},
-            ),
-            Dress(
-                "nophrases",
-                "ui.accessibility.enableLoadingPhrases off (no witty phrases on the spinner row)",
-                options={"loading_phrases": False},
-            ),
-        )
-    }
+    # Its own settings a user can turn on (ui.theme, ui.accessibility.*), as `--dress NAME`: the
+    # same settings as Gemini CLI's.
+    dresses: ClassVar[dict[str, Dress]] = ui_dresses("Qwen Light")
     pinned: str | None = None
 
     def use_version(self, version: str) -> None:
@@ -160,16 +145,7 @@ class Qwen(AgentSpec):
             "ide": {"enabled": False, "hasSeenNudge": True},
             "$version": 4,
         }
-        ui: dict[str, object] = {}
-        if scenario.options.get("theme"):
-            ui["theme"] = scenario.options["theme"]
-        accessibility: dict[str, object] = {}
-        if scenario.options.get("screen_reader"):
-            accessibility["screenReader"] = True
-        if scenario.options.get("loading_phrases") is False:
-            accessibility["enableLoadingPhrases"] = False
-        if accessibility:
-            ui["accessibility"] = accessibility
+        ui = ui_settings(scenario.options)
         if ui:
             settings["ui"] = ui
         if scenario.options.get("hooks"):
