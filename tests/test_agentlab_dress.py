@@ -157,3 +157,14 @@ def test_gemini_dresses_write_its_settings(tmp_path: Path) -> None:
         "theme": "Default Light",
         "accessibility": {"enableLoadingPhrases": False},
     }
+
+
+def test_old_folders_are_not_recorded_over(tmp_path: Path) -> None:
+    """A folder recorded before the pane's environment keeps its captures."""
+    from tools.agentlab.__main__ import _recorded_outside_tmux
+
+    (tmp_path / "text-120x32.labels.json").write_text(json.dumps({"segments": []}))
+    assert _recorded_outside_tmux(tmp_path)
+    (tmp_path / "text-120x32.labels.json").write_text(json.dumps({"environment": {}}))
+    assert not _recorded_outside_tmux(tmp_path)
+    assert not _recorded_outside_tmux(tmp_path / "new")
