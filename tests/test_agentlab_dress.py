@@ -14,6 +14,7 @@ import pytest
 from tests.tmux_server import retry_until
 from tools.agentlab import dress as lab_dress
 from tools.agentlab.base import BASE_ENV, RunDirs
+from tools.agentlab.claude import Claude
 from tools.agentlab.dress import COMMON_DRESSES, PANE, Dress, PaneFacts, combine, pane_env
 from tools.agentlab.driver import Recorder
 from tools.agentlab.gemini import Gemini
@@ -168,3 +169,11 @@ def test_old_folders_are_not_recorded_over(tmp_path: Path) -> None:
     (tmp_path / "text-120x32.labels.json").write_text(json.dumps({"environment": {}}))
     assert not _recorded_outside_tmux(tmp_path)
     assert not _recorded_outside_tmux(tmp_path / "new")
+
+
+def test_claude_notitle_dress_sets_its_variable() -> None:
+    dress = Claude().dress("notitle")
+    env = pane_env(AGENT_ENV, FACTS, dress)
+    assert env["CLAUDE_CODE_DISABLE_TERMINAL_TITLE"] == "1"
+    assert env["TMUX"].endswith(",4242,3")
+    assert Claude().dress("light").options == {"theme": "light"}
