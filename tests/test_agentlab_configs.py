@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -182,3 +183,22 @@ def test_grok_build_remember_config_seeds_the_scope_rows(tmp_path: Path) -> None
     keys = [a.keys for a in played.actions if hasattr(a, "keys")]
     assert ("3",) in keys  # `3 Yes, proceed` once the Always allow row is option 2
     assert agent.remember is False  # the plain build is left as it was
+
+
+def test_chat_prompt_found_among_reminder_parts() -> None:
+    """Qwen Code 0.2x sends its context reminders and the prompt as parts of one user message:
+    the prompt is still the turn's (before, the whole message counted as a reminder)."""
+    from tools.agentlab import stories as st
+
+    script = Script(list(st.ALL_TURNS))
+    parts = [
+        {"type": "text", "text": "<system-reminder>\nskills ...\n</system-reminder>"},
+        {"type": "text", "text": "<system-reminder>\nThe current date is ...</system-reminder>"},
+        {"type": "text", "text": st.P_BASH},
+    ]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are Qwen Code"}]
+    messages.append({"role": "user", "content": parts})
+    assert fakeserver._chat_position(messages, script) == (st.P_BASH, 0)
+    # an assistant tool call after it is the turn's next step
+    messages.append({"role": "assistant", "content": "", "tool_calls": [{"id": "1"}]})
+    assert fakeserver._chat_position(messages, script) == (st.P_BASH, 1)

@@ -5,6 +5,7 @@ a private tmux server to check the values against what tmux itself gives a pane'
 from __future__ import annotations
 
 import functools
+import json
 import shlex
 from pathlib import Path
 
@@ -12,9 +13,11 @@ import pytest
 
 from tests.tmux_server import retry_until
 from tools.agentlab import dress as lab_dress
-from tools.agentlab.base import BASE_ENV
+from tools.agentlab.base import BASE_ENV, RunDirs
+from tools.agentlab.claude import Claude
 from tools.agentlab.dress import COMMON_DRESSES, PANE, Dress, PaneFacts, combine, pane_env
 from tools.agentlab.driver import Recorder
+from tools.agentlab.gemini import Gemini
 from tools.agentlab.qwen import Qwen
 
 FACTS = PaneFacts(
@@ -117,3 +120,60 @@ def test_lab_pane_environment_matches_tmux(tmp_path: Path) -> None:
         for key in (*lab_dress.TMUX_VARS, "TERM"):
             assert ours[key] == real[key], key
         assert real["TERM"] == dress.terminal
+
+
+@pytest.mark.parametrize(
+    ("name", "ui"),
+    [
+        ("light", {"theme": "Qwen Light"}),
+        ("screenreader", {"accessibility": {"screenReader": True}}),
+        ("nophrases", {"accessibility": {"enableLoadingPhrases": False}}),
+        ("light+screenreader", {"theme": "Qwen Light", "accessibility": {"screenReader": True}}),
+    ],
+)
+def test_qwen_dresses_write_its_settings(tmp_path: Path, name: str, ui: dict[str, object]) -> None:
+    agent = Qwen()
+    dirs = RunDirs(root=tmp_path, home=tmp_path / "home", proj=tmp_path / "proj")
+    dirs.home.mkdir()
+    scenario = agent.configured_scenarios(None, agent.dress(name))["text"]
+    agent.launch(dirs, "http://127.0.0.1:9", scenario)
+    settings = json.loads((dirs.home / ".qwen" / "settings.json").read_text())
+    assert settings["ui"] == ui
+    # the plain pane writes no ui settings
+    plain = tmp_path / "plain"
+    dirs = RunDirs(root=plain, home=plain / "home", proj=plain / "proj")
+    dirs.home.mkdir(parents=True)
+    agent.launch(dirs, "http://127.0.0.1:9", agent.scenarios()["text"])
+    assert "ui" not in json.loads((dirs.home / ".qwen" / "settings.json").read_text())
+
+
+def test_gemini_dresses_write_its_settings(tmp_path: Path) -> None:
+    agent = Gemini()
+    dirs = RunDirs(root=tmp_path, home=tmp_path / "home", proj=tmp_path / "proj")
+    dirs.home.mkdir()
+    scenario = agent.configured_scenarios(None, agent.dress("light+nophrases"))["text"]
+    agent.launch(dirs, "http://127.0.0.1:9", scenario)
+    settings = json.loads((dirs.home / ".gemini" / "settings.json").read_text())
+    assert settings["ui"] == {
+        "theme": "Default Light",
+        "accessibility": {"enableLoadingPhrases": False},
+    }
+
+
+def test_old_folders_are_not_recorded_over(tmp_path: Path) -> None:
+    """A folder recorded before the pane's environment keeps its captures."""
+    from tools.agentlab.__main__ import _recorded_outside_tmux
+
+    (tmp_path / "text-120x32.labels.json").write_text(json.dumps({"segments": []}))
+    assert _recorded_outside_tmux(tmp_path)
+    (tmp_path / "text-120x32.labels.json").write_text(json.dumps({"environment": {}}))
+    assert not _recorded_outside_tmux(tmp_path)
+    assert not _recorded_outside_tmux(tmp_path / "new")
+
+
+def test_claude_notitle_dress_sets_its_variable() -> None:
+    dress = Claude().dress("notitle")
+    env = pane_env(AGENT_ENV, FACTS, dress)
+    assert env["CLAUDE_CODE_DISABLE_TERMINAL_TITLE"] == "1"
+    assert env["TMUX"].endswith(",4242,3")
+    assert Claude().dress("light").options == {"theme": "light"}

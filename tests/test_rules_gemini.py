@@ -844,3 +844,55 @@ CASES: list[tuple[str, Snapshot, str]] = [
 def test_gemini_screens(snap: Snapshot, want: str, manifest: Manifest) -> None:
     verdict = classify(snap, manifest)
     assert verdict.state == want, f"got {verdict.state} by rule {verdict.rule}"
+
+
+# Screen-reader mode (ui.accessibility.screenReader; captures/gemini-cli-0.61.0-lab-screenreader):
+# plain rows at column 0, the selection said in words, the window title still "Working".
+SR_HEAD = [
+    "User:  clean the build directory",
+    "Model:  I'll remove the build directory.",
+    "workspace (/directory)",
+    "/tmp/proj branch",
+    "main sandbox",
+    "no sandbox /model",
+    "Auto",
+]
+
+
+@pytest.mark.parametrize("cols", [60, 120, 200])
+@pytest.mark.parametrize(
+    ("header", "question"),
+    [
+        ("? Shell   rm -rf build && sleep 1 && echo done", "Allow execution of [Shell]?"),
+        ("? Edit   app.py: print('hello') => print('hello, world')", "Apply this change?"),
+    ],
+)
+def test_screen_reader_confirmation(
+    cols: int, header: str, question: str, manifest: Manifest
+) -> None:
+    rows = [
+        *SR_HEAD,
+        header[:cols],
+        "rm -rf build && sleep 1 && echo done",
+        question,
+        "(checked) 1. Allow once",
+        "2. Allow for this session",
+        "3. No, suggest changes (esc)",
+    ]
+    verdict = classify(screen(rows, cols, 32, title="✦  Working… (proj)"), manifest)
+    assert (verdict.state, verdict.rule) == ("blocked", "tool-confirmation")
+
+
+def test_screen_reader_finished_tool_and_a_numbered_answer_are_not_blocked(
+    manifest: Manifest,
+) -> None:
+    rows = [
+        *SR_HEAD,
+        "✓ Shell   rm -rf build && sleep 1 && echo done",
+        "Model:  Done. Do you want to proceed?",
+        "- 1. Run the tests",
+        "2. Stop here",
+        "responding Thinking... (esc to cancel, 2s) ? for shortcuts",
+        " >    Type your message or @path/to/file",
+    ]
+    assert classify(screen(rows, 120, 32), manifest).state != "blocked"

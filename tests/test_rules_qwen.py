@@ -212,3 +212,139 @@ def test_identified_from_its_processes(argv: list[str]) -> None:
 def test_not_taken_for_qwen(argv: list[str]) -> None:
     found = load_rules().for_process(argv)
     assert found is None or found.agent != "qwen"
+
+
+# In a tmux pane (TMUX set) Qwen Code 0.15 on draws its spinner as `.`/`..` instead of Braille
+# (captures/qwen-0.24.4-lab); 0.24 has a two-row footer under the box.
+FOOTER_024 = [
+    "  ➜ proj · git:(main) · fake-model",
+    "  Enter to steer · Ctrl+Q to queue · ⏸ Ask permissions (shift + tab to cycle)",
+]
+
+
+def box_024(cols: int, draft: list[str] | None = None) -> list[str]:
+    rows = draft or ["  Type your message or @path/to/file"]
+    footer = [f[:cols] for f in FOOTER_024]
+    return ["─" * cols, ">  " + rows[0], *("   " + r for r in rows[1:]), "─" * cols, *footer]
+
+
+@pytest.mark.parametrize("cols", [60, 80, 120, 240])
+@pytest.mark.parametrize("glyph", [".", "..", "⠋", "*", "·"])
+def test_status_row_with_any_glyph_is_working(cols: int, glyph: str, manifest: Manifest) -> None:
+    for phrase in [
+        "Poking the bear... (0s · esc to cancel)",
+        "Waiting for user confirmation... (9s · ↓ 35 tokens · esc to cancel)",
+        "Defragmenting memories... both RAM and personal... (1m 5s · ↑ 40 tokens · esc to cancel)",
+    ]:
+        line = f"  {glyph.ljust(2)} {phrase}"
+        rows = [line]
+        while len(rows[-1]) > cols:
+            cut = rows[-1].rfind(" ", 0, cols)
+            rows[-1:] = [rows[-1][:cut], "     " + rows[-1][cut + 1 :]]
+        snap = screen([*TRANSCRIPT, *rows, *box_024(cols)], cols, 30)
+        assert state(snap, manifest) == "working:spinner", (glyph, cols, phrase)
+
+
+def test_status_row_above_a_draft_is_working(manifest: Manifest) -> None:
+    draft = ["fix the tests", "then run them again"]
+    rows = ["  .  Thinking... (3s · esc to cancel)", *box_024(80, draft)]
+    assert state(screen([*TRANSCRIPT, *rows], 80, 24), manifest) == "working:spinner"
+
+
+def test_answer_ending_in_a_timer_is_idle(manifest: Manifest) -> None:
+    # An answer's last row keeps a blank row over the box; the status row sits right on it.
+    answer = ["  ◆︎ The status row read: Thinking... (3s · esc to cancel)", ""]
+    snap = screen([*TRANSCRIPT, *answer, *box_024(120)], 120, 32)
+    assert state(snap, manifest) == "idle:None"
+
+
+def test_timer_in_the_draft_is_idle(manifest: Manifest) -> None:
+    draft = [". why does it say (3s · esc to cancel)"]
+    snap = screen([*TRANSCRIPT, *box_024(120, draft)], 120, 32)
+    assert state(snap, manifest) == "idle:None"
+
+
+def test_status_row_while_the_box_is_drawn(manifest: Manifest) -> None:
+    # A pipe read can end after the box's top rule and prompt row, before its bottom rule.
+    rows = ["  .. Compiling the 1s and 0s... (1s · ↓ 50 tokens · esc to cancel)", "─" * 120]
+    rows.append(">   Type your message or @path/to/file")
+    assert state(screen([*TRANSCRIPT, *rows], 120, 32), manifest) == "working:spinner"
+
+
+def test_status_row_whose_glyph_touches_the_phrase(manifest: Manifest) -> None:
+    # A long phrase leaves no space after the glyph (0.15.10 at 80 columns), and wraps.
+    rows = [
+        "  ⠼What's a computer's favorite snack? Microchip (0s · ↓ 1 tokens · esc to",
+        "                                                cancel)",
+    ]
+    snap = screen([*TRANSCRIPT, *rows, *input_box(80)], 80, 24)
+    assert state(snap, manifest) == "working:spinner"
+
+
+# Screen-reader mode (ui.accessibility.screenReader, captures/qwen-0.24.4-lab-screenreader):
+# plain rows at column 0, no boxes, the footer above the status row, the input box without its
+# bottom rule, the spinner and the selection said in words.
+SR_TRANSCRIPT = ["User:  clean the build directory", "Model:  I'll remove the build directory."]
+SR_FOOTER = ["➜ proj · git:(main) · fake-model", "⏸ Ask permissions (shift + tab to cycle)"]
+
+
+def test_screen_reader_status_row_is_working(manifest: Manifest) -> None:
+    rows = [
+        *SR_TRANSCRIPT,
+        *SR_FOOTER,
+        "responding Waiting for user confirmation...  (5s · ↓ 34 tokens · esc to cancel)",
+        "─" * 120,
+        ">    Type your message or @path/to/file",
+    ]
+    assert state(screen(rows, 120, 32), manifest) == "working:spinner"
+
+
+def test_screen_reader_idle(manifest: Manifest) -> None:
+    rows = [*SR_TRANSCRIPT, "Model:  Done (1s · esc to cancel)", *SR_FOOTER, "─" * 120]
+    rows.append(">    Type your message or @path/to/file")
+    assert state(screen(rows, 120, 32), manifest) == "idle:None"
+
+
+@pytest.mark.parametrize("cols", [80, 120, 200])
+def test_screen_reader_confirmation_is_blocked(cols: int, manifest: Manifest) -> None:
+    rows = [
+        *SR_TRANSCRIPT,
+        *SR_FOOTER,
+        f"Confirming: Shell {CMD} (Remove the build directory)  ←"[:cols],
+        CMD,
+        "Allow execution of: 'rm, python3'?",
+        "(checked) 1. Yes, allow once",
+        "2. Always allow run 'rm *' commands in this project",
+        "3. Always allow run 'rm *' commands for this user",
+        "4. No, suggest changes (esc)",
+        "loading Figuring out how to make this more witty...",
+    ]
+    assert state(screen(rows, cols, 32), manifest) == "blocked:tool-confirmation"
+
+
+def test_boxless_confirmation_024_is_blocked(manifest: Manifest) -> None:
+    rows = [
+        *TRANSCRIPT,
+        f"  ? Shell {CMD} (Remove the build directory) ←",
+        "",
+        f"     {CMD}",
+        "",
+        "   Allow execution of: 'rm, python3'?",
+        "",
+        "   › 1. Yes, allow once",
+        "     2. Always allow run 'rm *' commands, run 'python3 *' commands in this project",
+        "     4. No, suggest changes (esc)",
+        "",
+        "  ⠏ Waiting for user confirmation...",
+    ]
+    assert state(screen(rows, 120, 32), manifest) == "blocked:tool-confirmation"
+
+
+def test_boxless_options_quoted_above_the_box_are_idle(manifest: Manifest) -> None:
+    answer = [
+        "  ◆︎ Shall I go on? Do you want to proceed?",
+        "   - 1. Run the tests",
+        "     2. Stop here",
+        "",
+    ]
+    assert state(screen([*TRANSCRIPT, *answer, *box_024(120)], 120, 32), manifest) == "idle:None"

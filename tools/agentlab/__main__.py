@@ -91,12 +91,26 @@ def cmd_record(args: argparse.Namespace) -> int:
             if unknown:
                 raise SystemExit(f"unknown scenario(s) {unknown}; {name} has: {' '.join(table)}")
             out = Path(args.out) if args.out else REPO / "captures" / folder
+            if dress.in_tmux and _recorded_outside_tmux(out):
+                raise SystemExit(
+                    f"{out} holds captures recorded without the pane's environment (before "
+                    "issue 28): keep them; record into another folder (--out DIR), or the old "
+                    "way with --dress notmux --out DIR"
+                )
             sizes = _sizes(args.size or (DRESS_SIZE if dress is not PANE else SIZES))
             failures += _record(agent, table, wanted, sizes, out, args, dress)
     if failures:
         print("FAILED: " + " ".join(failures), file=sys.stderr)
         return 1
     return 0
+
+
+def _recorded_outside_tmux(folder: Path) -> bool:
+    """Whether a folder's captures were recorded before the lab gave agents a pane's
+    environment (their labels name no environment)."""
+    for labels in folder.glob("*.labels.json"):
+        return "environment" not in json.loads(labels.read_text())
+    return False
 
 
 def _record(

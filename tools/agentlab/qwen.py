@@ -5,20 +5,32 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
+from typing import ClassVar
 
 from osf_tmux.agents.hooks import hooks_table
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Keys
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
+from tools.agentlab.base import (
+    AgentSpec,
+    RunDirs,
+    Scenario,
+    lab_home,
+    npm_prefix,
+    package_version,
+)
+from tools.agentlab.dress import Dress
+from tools.agentlab.gemini import ui_dresses, ui_settings
 from tools.agentlab.shapes import Shapes, Ui
 
 # "⠏ Thinking... (3s · esc to cancel)", "(1s · ↓ 28 tokens · esc to cancel)"
-SPINNER = r"esc to cancel\)"
+SPINNER = r"esc\s+to\s+cancel\)"  # the status row wraps in narrow panes
 ASKING = (
     r"Allow execution of|Apply this change\?|Do you want to proceed\?"
     r"|Waiting for user confirmation"
 )
-IDLE = Cue(r"Type your message or @path/to/file", absent=SPINNER + "|" + ASKING, tail=8)
+# 0.2x puts an interrupted prompt back into the input box ("> write a long essay ...") where
+# 0.15 showed the placeholder: either is the idle box.
+IDLE = Cue(r"Type your message or @path/to/file|(?m:^> +\S)", absent=SPINNER + "|" + ASKING, tail=8)
 WORKING = Cue(SPINNER)
 APPROVAL = Cue(r"(?:Allow execution of|Apply this change\?)[\s\S]*Yes, allow once")
 TRUST = Cue(r"Do you trust (?:this folder|the files in this folder)")
@@ -43,12 +55,34 @@ class Qwen(AgentSpec):
         stream_settle=1.0,
     )
 
+    # Its own settings a user can turn on (ui.theme, ui.accessibility.*), as `--dress NAME`: the
+    # same settings as Gemini CLI's.
+    dresses: ClassVar[dict[str, Dress]] = ui_dresses("Qwen Light")
+    pinned: str | None = None
+
+    def use_version(self, version: str) -> None:
+        """A release install.sh put into npm-qwen-<VER>/ (QWEN_VERSIONS)."""
+        prefix = lab_home() / f"npm-qwen-{version}"
+        if not prefix.is_dir():
+            raise SystemExit(
+                f"qwen {version} is not installed in {prefix}: run "
+                f"`QWEN_VERSIONS={version} tools/agentlab/install.sh qwen`"
+            )
+        self.pinned = version
+        self.__dict__.pop("_version", None)
+
+    def version_pinned(self) -> bool:
+        return self.pinned is not None
+
+    def _prefix(self) -> Path:
+        return lab_home() / f"npm-qwen-{self.pinned}" if self.pinned else npm_prefix("qwen")
+
     def binary(self) -> Path:
-        return npm_bin("qwen", "qwen")
+        return self._prefix() / "node_modules" / ".bin" / "qwen"
 
     def read_version(self) -> str:
         return package_version(
-            npm_prefix("qwen") / "node_modules" / "@qwen-code" / "qwen-code" / "package.json"
+            self._prefix() / "node_modules" / "@qwen-code" / "qwen-code" / "package.json"
         )
 
     def build(self, s: Shapes) -> list[Scenario]:
@@ -99,12 +133,21 @@ class Qwen(AgentSpec):
                 "folderTrust": {"enabled": not trusted},
             },
             "model": {"name": "fake-model"},
+            # 0.2x starts in "auto" (a model call judges each tool call; no dialog for most):
+            # the scenarios are about the dialogs, so tools ask as 0.15 did by default.
+            "tools": {"approvalMode": "default"},
+            # 0.2x extracts memories after a turn in a background agent of its own: a request
+            # the lab's script has no answer for.
+            "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
             "general": {"enableAutoUpdate": False, "disableAutoUpdate": True},
             "privacy": {"usageStatisticsEnabled": False},
             "telemetry": {"enabled": False},
             "ide": {"enabled": False, "hasSeenNudge": True},
             "$version": 4,
         }
+        ui = ui_settings(scenario.options)
+        if ui:
+            settings["ui"] = ui
         if scenario.options.get("hooks"):
             log = shlex.quote(str(dirs.root / "hooks.jsonl"))
             settings["hooks"] = hooks_table("qwen", command=f"cat >> {log}; echo >> {log}")
