@@ -427,7 +427,7 @@ def test_a_line_is_kept_the_second_time_and_done_from_the_cache_the_third() -> N
     line = b"\x1b[2K\x1b[38;2;1;2;3m\xe2\x94\x80 kept line \xe2\x94\x80\x1b[39m\r\n"
     pane = PaneScreen(30, 6)
     cache = pane._parser._lines
-    cache.pop(line, None)
+    cache.clear()  # shared by the process's parsers: a full one would start again mid-test
     pane.feed(line)
     assert cache[line] is None  # seen once
     pane.feed(line)
@@ -484,6 +484,9 @@ def test_the_line_cache_stays_bounded_and_long_lines_are_not_kept() -> None:
 def test_output_that_does_not_come_again_stops_the_line_lookups_for_a_while() -> None:
     pane = PaneScreen(40, 6)
     cache = pane._parser._lines
+    # The kept lines are shared by every parser of the process and start again when full:
+    # whatever tests ran before in this process must not decide where that happens here.
+    cache.clear()
     # A log: every line new. After _COLD_LINES of them, no more are looked up or marked.
     log = [f"[{k:05}] line of a log {k * 7919 % 10007}\r\n".encode() for k in range(400)]
     pane.feed(b"".join(log[: stream._COLD_LINES]))
