@@ -181,14 +181,21 @@ class Tmux:
         result.output = "".join(outputs)
         return result
 
-    def run_many(self, commands: Sequence[Command]) -> str:
-        """Several commands in one tmux process (joined with `;`). They must fit into one call
-        (`run_batched` splits long lists)."""
+    def command_line(self, commands: Sequence[Command]) -> list[str]:
+        """The argv of one tmux process running `commands` (joined with `;`). tmux's client
+        takes an argument that ends in `;` as the end of a command, so every such argument is
+        escaped: text from a pane never decides where tmux splits a command line."""
         argv = self.argv()
         for i, command in enumerate(commands):
             if i:
                 argv.append(";")
-            argv.extend(_escape_semicolon(a) for a in command)
+            argv.extend(escape_semicolon(a) for a in command)
+        return argv
+
+    def run_many(self, commands: Sequence[Command]) -> str:
+        """Several commands in one tmux process (joined with `;`). They must fit into one call
+        (`run_batched` splits long lists)."""
+        argv = self.command_line(commands)
         self.calls += 1
         try:
             proc = subprocess.run(
@@ -223,8 +230,10 @@ def quote(arg: str) -> str:
     return '"' + arg.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$") + '"'
 
 
-def _escape_semicolon(arg: str) -> str:
-    # tmux splits commands on a lone `;` argument; one ending in `;` must be escaped.
+def escape_semicolon(arg: str) -> str:
+    """One argument as tmux's client must get it to keep it whole: it ends a command at an
+    argument ending in `;` (dropping that `;`) and turns a final `\\;` into `;`. So the last
+    `;` gets a `\\` before it: `a;` arrives as `a;`, `a\\;` as `a\\;`."""
     return arg[:-1] + "\\;" if arg.endswith(";") else arg
 
 

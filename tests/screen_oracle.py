@@ -51,7 +51,10 @@ def load() -> dict[str, dict[str, Any]]:
     return data
 
 
-def regenerate() -> dict[str, dict[str, Any]]:
+def regenerate(keep: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """tmux's answer for every case and capture point; with `keep`, the answers it already
+    holds are kept and tmux is asked only for the others (a new capture: seconds, not the
+    many minutes of asking for every point again)."""
     from tests.tmux_server import TmuxServer
 
     server = TmuxServer()
@@ -69,11 +72,19 @@ def regenerate() -> dict[str, dict[str, Any]]:
                 jobs.append(
                     (point_id(path, offset), point_data(path, offset), cols, rows, (), False)
                 )
-            for i, (name, data, cols, rows, resizes, keep) in enumerate(jobs):
+            if keep is not None:
+                result = {job[0]: keep[job[0]] for job in jobs if job[0] in keep}
+                jobs = [job for job in jobs if job[0] not in keep]
+            for i, (name, data, cols, rows, resizes, with_rows) in enumerate(jobs):
                 state = server.replay(data, cols, rows, work, resizes)
                 title = None if state.title == default else state.title
                 result[name] = entry(
-                    state.rows, state.cursor, state.cursor_visible, state.alt_screen, title, keep
+                    state.rows,
+                    state.cursor,
+                    state.cursor_visible,
+                    state.alt_screen,
+                    title,
+                    with_rows,
                 )
                 print(f"{i + 1}/{len(jobs)} {name}", file=sys.stderr)
     finally:
@@ -84,11 +95,17 @@ def regenerate() -> dict[str, dict[str, Any]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--regen", action="store_true", help="ask a real tmux and rewrite")
+    parser.add_argument(
+        "--missing",
+        action="store_true",
+        help="with --regen: ask only for cases and points not recorded yet (new captures), "
+        "and drop the answers of points that are gone",
+    )
     args = parser.parse_args()
     if not args.regen:
         parser.print_help()
         return 2
-    data = regenerate()
+    data = regenerate(load() if args.missing else None)
     ORACLE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote {len(data)} entries to {ORACLE}", file=sys.stderr)
     return 0

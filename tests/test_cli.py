@@ -13,7 +13,9 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
+from osf_tmux.cli import keys
 from osf_tmux.cli.app import cli as main
+from tests.tmux_server import TmuxServer
 
 DEMO_RULES = """
 agent = "demo"
@@ -271,3 +273,61 @@ def test_doctor_without_a_tmux_server_names_it_plainly() -> None:
     first = out.stdout.splitlines()[0]
     assert first.startswith("[FAIL] tmux: no tmux server running for tmux -L osf-test-no-such")
     assert "display-message" not in out.stdout
+
+
+@pytest.mark.tmux
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_without_a_daemon_every_command_that_reports_its_view_exits_3(
+    tmux_server: TmuxServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """One rule: no daemon for the server, exit status 3 (after saying so), as `status` and
+    `wait` always did; `list` and `next` used to exit 0."""
+    for name in ("TMUX", "TMUX_PANE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    said = {}
+    for command in (["status"], ["list"], ["list", "--json"], ["next"],
+                    ["wait", "--any", "--until", "blocked"], ["events"]):  # fmt: skip
+        res = CliRunner().invoke(main, ["-L", tmux_server.socket_name, *command])
+        said[" ".join(command)] = (res.exit_code, res.output)
+    # `next` as typed in a shell takes the short way (cli/keys.py); `menu` needs a client
+    code = keys.run(keys.KeyCall("next", tmux_server.socket_name, None, None))
+    said["next (short way)"] = (code, capsys.readouterr().out)
+    assert {c: code for c, (code, _) in said.items() if code != 3} == {}
+    assert "the daemon is not running" in said["list"][1]
+    assert json.loads(said["list --json"][1]) == []
+    assert "the daemon is not running" in said["next"][1]
+    assert "the daemon is not running" in said["next (short way)"][1]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plugin", "-L", "osf-no-such-server", "load"],
+        ["plugin", "load", "-L", "osf-no-such-server"],
+        ["-L", "osf-no-such-server", "plugin", "unload"],
+        ["plugin", "-L", "osf-no-such-server", "unload", "--stop"],
+    ],
+)
+def test_the_plugin_group_takes_the_server_where_people_type_it(args: list[str]) -> None:
+    res = run(args, {"TMUX": ""})
+    assert "No such option" not in res.output
+    assert res.exit_code == 1 and "no tmux server running for tmux -L osf-no-such-server" in (
+        res.output
+    )
+
+
+def test_a_server_given_twice_to_the_plugin_group_is_refused() -> None:
+    res = run(["-L", "a", "plugin", "-L", "b", "load"], {"TMUX": ""})
+    assert res.exit_code == 2 and "-L given twice" in res.output
+
+
+@pytest.mark.parametrize("state", ["BLOCKED", "Done", "idle"])
+def test_until_takes_a_state_in_any_case_as_agent_takes_a_name(state: str, tmp_path: Path) -> None:
+    env = {"TMUX": "", "XDG_RUNTIME_DIR": str(tmp_path), "XDG_STATE_HOME": str(tmp_path)}
+    res = run(["-L", "osf-no-such-server", "wait", "--any", "--until", state], env)
+    assert res.exit_code == 3 and "daemon is not running" in res.output  # not a usage error

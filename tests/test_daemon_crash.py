@@ -162,6 +162,7 @@ def test_the_watchdog_restarts_a_killed_daemon_and_gives_up_after_a_few(
         assert feeder.state() is None
         assert server.cmd("display-message", "-p", "-t", feeder.pane, "#{pane_pipe}")[0] == "0"
         assert "osf-tmux-wake" not in server.cmd("show-hooks", "-g")
+        assert "osf-tmux-wake" not in server.cmd("show-hooks", "-gw")
         doctor = d.cli("doctor")
         assert "died again and again" in doctor.stdout
         # A person starts it again: it runs, and the status line says nothing more.
@@ -196,6 +197,7 @@ def test_stop_after_a_crash_clears_what_the_daemon_left(
         assert feeder.state() is None
         assert server.cmd("show-options", "-gqv", "@osf_blocked_count").strip() == ""
         assert "osf-tmux-wake" not in server.cmd("show-hooks", "-g")
+        assert "osf-tmux-wake" not in server.cmd("show-hooks", "-gw")
         assert not list(files_of(d).runtime.glob("pane-*"))
     finally:
         d.stop()

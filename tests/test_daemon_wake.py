@@ -144,3 +144,42 @@ def _alive(pid: int) -> bool:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-v"]))
+
+
+def _wake_entries(server: TmuxServer) -> dict[str, list[str]]:
+    """Per hook, its entries, from both of tmux's global lists (sessions' and windows')."""
+    out: dict[str, list[str]] = {}
+    for flag in ("-g", "-gw"):
+        for line in server.cmd("show-hooks", flag).splitlines():
+            name, _, command = line.partition(" ")
+            if command:
+                out.setdefault(name.split("[")[0], []).append(command)
+    return out
+
+
+def test_restarts_and_stops_leave_one_hook_each_and_the_users_own(
+    tmux_server: TmuxServer, tmp_path: Path
+) -> None:
+    """tmux 3.3a keeps pane and window hooks (pane-died, window-resized, ...) among the global
+    window options, listed by `show-hooks -gw` only; a stop must remove ours from there too,
+    and a restart (a watchdog's too) must not add a second set."""
+    server = tmux_server
+    for hook in ("pane-died", "window-resized", "after-new-window"):
+        server.cmd("set-hook", "-ga", hook, "display-message users-own")
+    for _ in range(3):  # a start, a restart over a killed daemon's hooks, another
+        daemon = in_process_daemon(server, tmp_path)
+        daemon.install_hooks()
+        daemon._close_all()
+    entries = _wake_entries(server)
+    ours = {h: [c for c in cs if "osf-tmux-wake" in c] for h, cs in entries.items()}
+    assert {"pane-died", "pane-exited", "window-layout-changed", "window-pane-changed",
+            "window-resized", "after-new-window"} <= set(ours)  # fmt: skip
+    assert {h: len(cs) for h, cs in ours.items() if len(cs) != 1} == {}
+    daemon = in_process_daemon(server, tmp_path)
+    daemon.install_hooks()
+    daemon.shutdown()
+    entries = _wake_entries(server)
+    assert not [c for cs in entries.values() for c in cs if "osf-tmux-wake" in c]
+    users = {h: cs for h, cs in entries.items() if cs}
+    assert users == {h: ["display-message users-own"]
+                     for h in ("pane-died", "window-resized", "after-new-window")}  # fmt: skip

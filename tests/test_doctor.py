@@ -11,7 +11,7 @@ from osf_tmux.agents import hooks
 from osf_tmux.daemon.lifecycle import DaemonFiles
 from osf_tmux.plugin import doctor
 from osf_tmux.plugin.doctor import Check
-from osf_tmux.plugin.invoke import install_log, log_line, plugin_log
+from osf_tmux.plugin.invoke import install_log, link_command, log_line, plugin_log
 from osf_tmux.tmux import ServerSpec, Tmux
 
 
@@ -211,14 +211,17 @@ def test_a_daemon_that_died_is_named(tmp_path: Path) -> None:
 
 
 class _Hooks:
-    """Stands in for Tmux: `show-hooks -g` answers with these lines."""
+    """Stands in for Tmux: `show-hooks -g` (sessions' hooks) and `show-hooks -gw` (windows'
+    and panes', which tmux 3.3a lists only there) answer with these lines."""
 
-    def __init__(self, listing: str) -> None:
-        self.listing = listing
+    def __init__(self, sessions: str, windows: str = "") -> None:
+        self.listings: dict[tuple[str, ...], str] = {
+            ("show-hooks", "-g"): sessions,
+            ("show-hooks", "-gw"): windows,
+        }
 
     def run(self, *args: str) -> str:
-        assert args == ("show-hooks", "-g")
-        return self.listing
+        return self.listings[args]
 
 
 def test_hooks_of_a_dead_daemon_are_reported(tmp_path: Path) -> None:
@@ -228,3 +231,65 @@ def test_hooks_of_a_dead_daemon_are_reported(tmp_path: Path) -> None:
     assert stale.level == "warn" and "daemon that is gone" in stale.message
     [fine] = doctor.hooks(_Hooks(listing), files, running=True)  # type: ignore[arg-type]
     assert fine.level == "ok"
+
+
+def test_window_hooks_left_behind_are_seen(tmp_path: Path) -> None:
+    files = _files(tmp_path)
+    windows = "pane-died[0] display-message mine\npane-died[1] wait-for -S osf-tmux-wake\n"
+    [stale] = doctor.hooks(_Hooks("", windows), files, running=False)  # type: ignore[arg-type]
+    assert stale.level == "warn" and "1 hooks of a daemon that is gone" in stale.message
+    sessions = "after-new-window[0] wait-for -S osf-tmux-wake\n"
+    again = windows + "pane-died[2] wait-for -S osf-tmux-wake\n"
+    [twice] = doctor.hooks(_Hooks(sessions, again), files, running=True)  # type: ignore[arg-type]
+    assert twice.level == "warn" and "more than once (pane-died)" in twice.message
+    assert "osf-tmux stop && osf-tmux start" in twice.fix
+
+
+def test_the_link_command_puts_osf_tmux_on_path(tmp_path: Path) -> None:
+    """After the quick start (a venv) or TPM's install, `osf-tmux` is not on PATH while the
+    README types it bare: one command links it, into a folder of yours on PATH if there is
+    one, ~/.local/bin first."""
+    home = tmp_path / "home"
+    local, cargo = home / ".local" / "bin", home / ".cargo" / "bin"
+    for folder in (local, cargo):
+        folder.mkdir(parents=True)
+    venv = tmp_path / "clone" / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "osf-tmux").write_text("#!/bin/sh\n")
+    (venv / "osf-tmux").chmod(0o755)
+    program = str(venv / "osf-tmux")
+    env = {"HOME": str(home), "PATH": f"{cargo}:/usr/bin:{local}"}
+    assert link_command(program, env) == f"ln -s {program} {local}/osf-tmux"
+    bare = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    said = link_command(program, bare)
+    assert said is not None and said.startswith(f"mkdir -p ~/.local/bin && ln -s {program} ")
+    assert "put ~/.local/bin on your PATH" in said
+    (local / "osf-tmux").symlink_to(program)  # linked: nothing more to say
+    assert link_command(program, env) is None
+    [fine] = doctor.command_on_path(env, program)
+    assert fine.level == "ok"
+    [check] = doctor.command_on_path(bare, program)
+    assert check.level == "info" and check.fix == said and program in check.message
+
+
+def test_load_by_hand_prints_the_one_command_that_links_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from osf_tmux.cli import plugin
+    from osf_tmux.cli.app import cli
+
+    # the program as the quick start runs it (under pytest, argv[0] is pytest's own)
+    program = str(tmp_path / "clone" / ".venv" / "bin" / "osf-tmux")
+    monkeypatch.setattr(plugin, "own_command", lambda: [program])
+    home = tmp_path / "home"
+    (home / ".local" / "bin").mkdir(parents=True)
+    env = {"TMUX": "", "TMUX_TMPDIR": str(tmp_path), "HOME": str(home),
+           "PATH": f"{home}/.local/bin:/usr/bin:/bin"}  # fmt: skip
+    res = CliRunner().invoke(cli, ["plugin", "load"], env=env)  # outside tmux, no server
+    assert res.exit_code == 0, res.output
+    assert "no tmux server is running here" in res.output
+    assert f"to type it as `osf-tmux`, run: ln -s {program} {home}/.local/bin/osf-tmux" in (
+        res.output
+    )

@@ -178,7 +178,8 @@ def test_wait_times_out_with_124(rig: Rig) -> None:
     proc = rig.spawn("wait", feeder.pane, "--until", "done", "--timeout", "1.5")
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 124, err
-    assert out == "" and "within 1.5 s" in err
+    assert out == "" and f"timed out after 1.5 s: {feeder.pane} (" in err
+    assert "did not get to done" in err
 
 
 def test_wait_ends_with_4_when_its_pane_closes(rig: Rig) -> None:

@@ -64,6 +64,7 @@ def test_start_twice_stop_and_status(
         data = json.loads(cli.cli("status", "--json").stdout)
         mine = next(p for p in data["panes"] if p["pane"] == feeder.pane)
         assert mine["address"].endswith(":0.0") and mine["state"] == "idle"
+        assert mine["target"] == mine["address"]  # `target`, as list, events and wait say
         assert mine["pipe"] == "pipe"
         assert server.cmd("display-message", "-p", "-t", feeder.pane, "#{pane_pipe}").strip() == "1"
     finally:
@@ -76,6 +77,7 @@ def test_start_twice_stop_and_status(
     assert server.cmd("show-options", "-p", "-t", feeder.pane).find("@osf_state") == -1
     assert "@osf_status" not in server.cmd("show-options", "-g")
     assert "osf-tmux-wake" not in server.cmd("show-hooks", "-g")
+    assert "osf-tmux-wake" not in server.cmd("show-hooks", "-gw")  # pane-died, window-resized
     assert "@osf_daemon_pid" not in server.cmd("show-options", "-g")
     again = cli.cli("status")
     assert again.returncode == 3 and "not running" in again.stdout

@@ -194,6 +194,8 @@ def test_terminal_backend_writes_bell_and_osc() -> None:
         ["display-message", "-c", "/dev/pts/3"],
         ["display-message", "-c", "client-9"],
     ]
+    # the message covers the whole status line, the counts too: it must not hide them long
+    assert all(c[3] == "-d" and int(c[4]) <= 2000 for c in tmux.sent)
 
 
 # ---- the cooldown: kept across restarts, reset by an answer or a new question --------------

@@ -52,6 +52,7 @@ def test_the_event_is_data_never_code(tmp_path: Path) -> None:
     event = json.loads((tmp_path / "stdin.json").read_text())
     assert event["question"] == EVIL.question and event["detail"] == EVIL.detail
     assert event["target"] == "work:1.0" and event["title"] == EVIL.title
+    assert event["since"] == 1_800_000_000.5  # a number, as `since` in list --json and events
     assert sorted(p.name for p in tmp_path.iterdir()) == ["env.txt", "stdin.json"]
     assert runner.status()["command"]["failures"] == 0
 

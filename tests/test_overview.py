@@ -22,6 +22,7 @@ from osf_tmux.plugin.overview import (
     as_records,
     as_table,
     duration,
+    heading,
     menu_command,
     menu_items,
     order,
@@ -54,10 +55,10 @@ def answer(pane_id: str, choice: str) -> str:
 
 
 def items(
-    panes: list[AgentPane], width: int = 120, height: int = 40, **values: str
+    panes: list[AgentPane], width: int = 120, height: int = 40, styles: dict[str, str] | None = None
 ) -> list[MenuItem]:
     options = {"@osf-style-blocked": "fg=red", "@osf-icon-blocked": "●"}
-    seen = Overview(order(panes), View("%9", width, height), {**options, **values})
+    seen = Overview(order(panes), View("%9", width, height), {**options, **(styles or {})})
     return menu_items(seen, {"claude": CLAUDE, "aider": None}, answer, 160.0, "/dev/pts/3")
 
 
@@ -86,8 +87,8 @@ def test_one_row_per_pane_that_jumps_to_it_and_answers_under_a_blocked_one() -> 
         "   ↳ 3. No",
     ]
     assert [r.command for r in rows[1:5]] == [answer("%2", c) for c in ("yes", "no", "2", "3")]
-    assert names[5] == "◐#[default] work:3.0  claude     1m  working"
-    assert names[6] == "○#[default] work:1.0  claude    10s  idle"
+    assert names[5] == "◐ work:3.0  claude     1m  working"
+    assert names[6] == "○ work:1.0  claude    10s  idle"
     assert [r.key for r in rows] == list(MENU_KEYS[:7])
 
 
@@ -113,12 +114,36 @@ def test_pane_text_is_never_a_format_or_a_command() -> None:
 
 
 @pytest.mark.parametrize("width", [40, 80, 200])
-def test_rows_fit_the_client_so_that_tmux_draws_the_menu(width: int) -> None:
-    long = pane("%2", "blocked", question="Do you want to proceed? " + "x" * 300, options=(
-        ("2", "Yes, and always allow access to " + "/very/long/path" * 20),))  # fmt: skip
-    for row in items([long], width=width):
-        shown = row.name.replace("##", "#").replace("#[fg=red]", "").replace("#[default]", "")
-        assert len(shown) + 4 <= width - 4  # tmux wants name + ` (k)` + border inside the client
+@pytest.mark.parametrize("text", ["x", "é", "—", "│", "界"])
+def test_rows_fit_the_client_so_that_tmux_draws_the_menu(width: int, text: str) -> None:
+    long = pane("%2", "blocked", question=f"Do you want to proceed? {text * 300}", options=(
+        ("2", "Yes, and always allow access to " + "/very/long/path" * 20),), agent="claude",
+        detail="rm -rf build")  # fmt: skip
+    rows = items([long, pane("%3", "done", agent=text * 20)], width=width,
+                 styles={"@osf-style-done": "fg=#ffffff,bg=#005f00,bold"})  # fmt: skip
+    for row in rows:
+        # tmux cuts (and marks `>`) an item whose expanded name, styles included, is longer in
+        # bytes than the client less its border (4) and the key's ` (k)` (4)
+        assert len(row.name.replace("##", "#").encode()) <= width - 8, row.name
+    assert rows[0].name.endswith("…")  # cut by us, where tmux would have cut it
+
+
+def test_a_row_keeps_its_icon_and_its_columns_at_80_columns() -> None:
+    asks = "Do you want to make this edit to README.md? — ## What a new user trips on"
+    rows = items([pane("%2", "blocked", 40.0, question=asks), pane("%3", "done", 120.0)], width=80,
+                 styles={"@osf-style-done": "fg=black,bg=green"})  # fmt: skip
+    # cut to fit: the badge's colour goes first (its style costs bytes), the words stay
+    assert rows[0].name.startswith("● work:2.0  claude     2m  Do you want to make this edit to")
+    done = [r for r in rows if "✔" in r.name]  # whole with its colour: it keeps it
+    assert done[0].name == "#[fg=black,bg=green]✔#[default] work:3.0  claude    40s  done"
+
+
+@pytest.mark.parametrize("width", [30, 50, 80])
+def test_the_title_fits_the_client_or_tmux_shows_no_menu(width: int) -> None:
+    seen = Overview([BLOCKED, pane("%3", "idle"), pane("%4", "done"), pane("%5", "working")],
+                    View("%9", width, 40), {})  # fmt: skip
+    assert len(heading(seen)) <= width - 4
+    assert heading(seen).startswith(" osf-tmux")
 
 
 def test_a_tall_list_is_cut_and_says_where_the_rest_is() -> None:
@@ -154,6 +179,9 @@ def test_list_as_table_and_json() -> None:
     assert records[0]["for_seconds"] == 120.0 and records[0]["options"][1] == {
         "choice": "2", "label": "Yes, and don't ask again for rm"}  # fmt: skip
     assert records[1]["since"] is None and records[1]["question"] is None
+    # the key `events`, `wait`, `status` and the notify command use for session:window.pane
+    assert records[0]["target"] == "work:2.0" and "address" not in records[0]
+    assert records[0]["since"] == 40.0
 
 
 @pytest.mark.parametrize(

@@ -92,6 +92,9 @@ def test_first_load_installs_then_loads(server: TmuxServer, tmp_path: Path) -> N
         text = log.read_text()
         assert "bootstrap: installing" in text
         assert f"bootstrap: ok: the command is {plugin}/bin/osf-tmux" in text
+        # not on PATH (as after every TPM install): the one command that links it
+        link = f"mkdir -p ~/.local/bin && ln -s {plugin}/bin/osf-tmux ~/.local/bin/osf-tmux"
+        assert f"(to type it as osf-tmux: {link}, and put ~/.local/bin on PATH)" in text
         assert (plugin / ".venv" / "bin" / "osf-tmux").exists()
         # what a TPM user runs (osf-tmux is not on their PATH): the plugin's bin/osf-tmux
         out = subprocess.run([str(plugin / "bin" / "osf-tmux"), "-L", server.socket_name,

@@ -59,8 +59,9 @@ def test_ps_finds_the_same_foreground_as_proc(tmux_server: TmuxServer) -> None:
     pid = int(tmux_server.cmd("display-message", "-p", "-t", pane, "#{pane_pid}").strip())
 
     def both(proc: Path) -> list[list[str]] | None:
+        # Until the child has exec'd, it is a second `sh -c …`: wait for `sleep` itself.
         found = foreground_commands(pid, proc)
-        return found if len(found) == 2 else None
+        return found if len(found) == 2 and found[1][:1] == ["sleep"] else None
 
     by_proc = retry_until(lambda: both(process.PROC), timeout=5, what="sh and sleep, from /proc")
     assert by_proc[1] == ["sleep", "100000"]

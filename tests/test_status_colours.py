@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from osf_tmux.plugin.options import OPTIONS
 from tests.control_mode import Terminal
 from tests.tmux_server import TmuxServer, retry_until
 
@@ -28,6 +29,7 @@ pytestmark = [
 ]
 
 OSF_TMUX = Path(sys.executable).with_name("osf-tmux")
+DONE_STYLE = next(o.default for o in OPTIONS if o.name == "@osf-style-done")
 # xterm's 16 colours; a terminal's own defaults taken as light grey on black (a dark terminal)
 PALETTE = [
     *("000000", "cd0000", "00cd00", "cdcd00", "0000ee", "cd00cd", "00cdcd", "e5e5e5"),
@@ -109,8 +111,17 @@ def luminance(colour: str) -> float:
 
 
 def contrast(cell: Cell) -> float:
-    hi, lo = sorted((luminance(cell.fg), luminance(cell.bg)), reverse=True)
+    return ratio(cell.fg, cell.bg)
+
+
+def ratio(a: str, b: str) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
+
+
+# A badge in the bar's own colours reads as text but is not seen as a badge: its background
+# must stand apart from the bar's (the blocked badge's red on tmux's green bar: 2.7).
+APART = 1.5
 
 
 def find(row: list[Cell], text: str) -> list[Cell]:
@@ -173,6 +184,10 @@ def test_badges_and_marks_read_on_the_bar(client: Client, theme: str) -> None:
     assert len(checked) >= 2 + 9 + 6
     weak = [(c.char, c.fg, c.bg, round(contrast(c), 2)) for c in checked if contrast(c) < 4.5]
     assert not weak, f"{theme}: cells that do not read: {weak}"
+    bar = row[0].bg  # the `[` of the session name: the bar's own background
+    hidden = [(c.char, c.bg, bar, round(ratio(c.bg, bar), 2)) for c in checked
+              if ratio(c.bg, bar) < APART]  # fmt: skip
+    assert not hidden, f"{theme}: badge cells in the bar's own colours: {hidden}"
 
 
 def test_the_clock_is_not_cut(client: Client) -> None:
@@ -191,4 +206,18 @@ def test_the_check_catches_text_that_does_not_read(client: Client) -> None:
         done = find(client.status(), "✔ 2 done")
         assert max(contrast(c) for c in done) < 1.5
     finally:
-        client.server.cmd("set-option", "-g", "@osf-style-done", "fg=black bg=green")
+        client.server.cmd("set-option", "-g", "@osf-style-done", DONE_STYLE)
+
+
+def test_the_check_catches_a_badge_in_the_bars_own_colours(client: Client) -> None:
+    """What the plugin drew before, black on green, reads as text on tmux's green bar but is
+    not seen as a badge: the check catches it."""
+    client.server.cmd("set-option", "-g", "status-style", THEMES["tmux default"])
+    client.server.cmd("set-option", "-g", "@osf-style-done", "fg=black bg=green")
+    try:
+        row = client.status()
+        done = find(row, "✔ 2 done")
+        assert min(contrast(c) for c in done) >= 4.5
+        assert max(ratio(c.bg, row[0].bg) for c in done) < APART
+    finally:
+        client.server.cmd("set-option", "-g", "@osf-style-done", DONE_STYLE)

@@ -33,3 +33,11 @@ def test_long_command_lists_run_in_several_calls(tmux_server: TmuxServer) -> Non
     commands = [["set-option", "-g", f"@osf_scale_{i}", "v" * 200] for i in range(150)]
     tmux.run_batched([c] for c in commands)
     assert tmux_server.cmd("show-options", "-gv", "@osf_scale_149").strip() == "v" * 200
+
+
+@pytest.mark.tmux
+def test_an_argument_ending_in_a_semicolon_arrives_whole(tmux_server: TmuxServer) -> None:
+    tmux = Tmux(ServerSpec(tmux_server.socket_name))
+    said = ["make clean;", "a \\;", ";", "x;;", "a;b"]
+    out = tmux.run_many([["display-message", "-p", s] for s in said])
+    assert out.splitlines() == said

@@ -34,6 +34,7 @@ def everything(server: TmuxServer) -> dict[str, str]:
         "server": server.cmd("show-options", "-s"),
         "keys": server.cmd("list-keys"),
         "hooks": server.cmd("show-hooks", "-g"),
+        "window hooks": server.cmd("show-hooks", "-gw"),  # pane-died, window-resized, ...
     }
     for pane in server.cmd("list-panes", "-a", "-F", "#{pane_id}").split():
         out[pane] = server.cmd("show-options", "-p", "-t", pane) + server.cmd(

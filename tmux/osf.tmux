@@ -96,6 +96,18 @@ release_lock() {
 	[ "$(cat "$LOCK/holder" 2>/dev/null)" = "$$ $(started "$$")" ] && rm -rf "$LOCK"
 }
 
+link_hint() {  # the one command that puts osf-tmux on PATH ('' when one is there already)
+	local bin dir
+	command -v osf-tmux >/dev/null 2>&1 && return 0
+	bin="$(printf '%q' "$PLUGIN_DIR/bin/osf-tmux")"
+	for dir in "$HOME/.local/bin" "$HOME/bin"; do
+		case ":$PATH:" in
+		*":$dir:"*) [ -w "$dir" ] && printf 'ln -s %s %s' "$bin" "$(printf '%q' "$dir/osf-tmux")" && return 0 ;;
+		esac
+	done
+	printf 'mkdir -p ~/.local/bin && ln -s %s ~/.local/bin/osf-tmux, and put ~/.local/bin on PATH' "$bin"
+}
+
 bootstrap() {
 	local python="${OSF_TMUX_PYTHON:-python3}"
 	if ! take_lock; then
@@ -117,11 +129,14 @@ bootstrap() {
 		say "install failed (see $LOG; or: pipx install $PLUGIN_DIR)"
 		return 1
 	fi
-	log "bootstrap: ok: the command is $PLUGIN_DIR/bin/osf-tmux"
+	local link
+	link="$(link_hint)"
+	log "bootstrap: ok: the command is $PLUGIN_DIR/bin/osf-tmux${link:+ (to type it as osf-tmux: $link)}"
 	if "$VENV/bin/osf-tmux" plugin load --bin "$VENV/bin/osf-tmux" >/dev/null 2>>"$LOG"; then
 		say "installed and running: prefix + $(tmux show-option -gqv @osf-key-next) jumps to" \
 			"waiting agents, prefix + $(tmux show-option -gqv @osf-key-menu) shows them all;" \
-			"the command: $PLUGIN_DIR/bin/osf-tmux (prefix + : osf-doctor checks everything)"
+			"the command: $PLUGIN_DIR/bin/osf-tmux${link:+ (to type it as osf-tmux: $link)}" \
+			"(prefix + : osf-doctor checks everything)"
 	else
 		say "installed, but loading failed (prefix + : osf-doctor, or $PLUGIN_DIR/bin/osf-tmux doctor)"
 	fi

@@ -14,6 +14,7 @@ import click
 from osf_tmux.cli.server import pass_server, require_server
 from osf_tmux.daemon import leftovers
 from osf_tmux.daemon.lifecycle import (
+    EXIT_NO_DAEMON,
     REVIVE_LIMIT,
     REVIVE_WINDOW,
     DaemonFiles,
@@ -95,7 +96,7 @@ def status_cmd(server: ServerSpec, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(status or {"running": False, "panes": []}, indent=1))
         if pid is None:
-            sys.exit(3)
+            sys.exit(EXIT_NO_DAEMON)
         return
     if pid is None or status is None:
         dead = died(files)
@@ -105,7 +106,7 @@ def status_cmd(server: ServerSpec, as_json: bool) -> None:
             else "not running"
         )
         click.echo(f"osf-tmux daemon {why} for {server.describe()} (start it: osf-tmux start)")
-        sys.exit(3)
+        sys.exit(EXIT_NO_DAEMON)
     click.echo(f"daemon pid {pid}, {server.describe()}")
     rows: list[tuple[str, ...]] = [("PANE", "WHERE", "AGENT", "STATE", "SINCE", "RULE", "PIPE")]
     for p in status.get("panes", []):
@@ -216,6 +217,7 @@ def _revive(tmux: Tmux, files: DaemonFiles) -> bool:
         "the daemon (pid %s) died again: %d restarts in %.0f s are enough; clearing what it "
         "left in tmux and staying down (osf-tmux doctor; osf-tmux start to try again)",
         dead.get("pid"),
+        EXIT_NO_DAEMON,
         REVIVE_LIMIT,
         REVIVE_WINDOW,
     )

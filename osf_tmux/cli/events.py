@@ -22,10 +22,9 @@ from osf_tmux.daemon.feed import (
     Wait,
     socket_path,
 )
-from osf_tmux.daemon.lifecycle import DaemonFiles
+from osf_tmux.daemon.lifecycle import EXIT_NO_DAEMON, DaemonFiles
 from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
 
-EXIT_NO_DAEMON = 3  # as `osf-tmux status`: no daemon, or it stopped meanwhile
 EXIT_GONE = 4  # the pane does not exist, or closed while we waited
 EXIT_TIMEOUT = 124  # as timeout(1)
 SNAPSHOT_WAIT = 10.0  # the daemon sends the panes as they are at once; a loaded machine is slow
@@ -92,10 +91,15 @@ def _stdout_closed() -> None:
     "states",
     required=True,
     multiple=True,
-    type=click.Choice(STATES),
-    help="The state to wait for (repeat it for any of several).",
+    type=click.Choice(STATES, case_sensitive=False),
+    help="The state to wait for, in any case (repeat it for any of several).",
 )
-@click.option("--timeout", type=click.FloatRange(min=0), metavar="S", help="Give up after S s.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    metavar="S",
+    help="Give up after S seconds: say it timed out, exit 124.",
+)
 @click.option("--any", "any_pane", is_flag=True, help="Any pane: the first to get there.")
 @click.option(
     "--next",
@@ -144,8 +148,10 @@ def wait_cmd(
             if event is None and not synced:
                 _fail(f"the osf-tmux daemon did not answer within {left:g} s", EXIT_NO_DAEMON)
             if event is None:
-                who = "no pane" if wanted is None else wanted
-                _fail(f"{who} got to {'/'.join(states)} within {timeout:g} s", EXIT_TIMEOUT)
+                what = " or ".join(states)
+                why = f"no pane got to {what}" if wanted is None else (
+                    f"{wanted} ({pane}) did not get to {what}")  # fmt: skip
+                _fail(f"timed out after {timeout:g} s: {why}", EXIT_TIMEOUT)
             synced = synced or event.kind == "synced"
             outcome = wait.feed(event)
             if outcome is None:

@@ -52,8 +52,9 @@ def parse(args: list[str]) -> KeyCall | None:
 
 def run(call: KeyCall) -> int:
     """Do what the key asks; what it did goes to stdout, errors to stderr (exit status 1) and,
-    when a client pressed the key, to that client too (it would never see a log)."""
-    from osf_tmux.daemon.lifecycle import DaemonFiles, read_status, running_pid
+    when a client pressed the key, to that client too (it would never see a log). Without a
+    daemon, exit status 3 unless a client pressed the key (see lifecycle.EXIT_NO_DAEMON)."""
+    from osf_tmux.daemon.lifecycle import EXIT_NO_DAEMON, DaemonFiles, read_status, running_pid
     from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
 
     server = ServerSpec.select(call.socket_name, call.socket_path)
@@ -80,7 +81,8 @@ def run(call: KeyCall) -> int:
                 say(tmux, call.client, f"osf-tmux {call.command}: {exc}", [])
         return _failed(str(exc))
     print(message)
-    return 0
+    # typed in a shell: no daemon is an exit status; a key's message on its client says it
+    return EXIT_NO_DAEMON if not running and call.client is None else 0
 
 
 def _failed(message: str) -> int:

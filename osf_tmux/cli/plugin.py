@@ -11,8 +11,9 @@ import time
 
 import click
 
-from osf_tmux.cli.server import no_server, pass_server
+from osf_tmux.cli.server import group_socket_options, no_server, pass_server
 from osf_tmux.daemon.lifecycle import (
+    EXIT_NO_DAEMON,
     DaemonFiles,
     LifecycleError,
     read_status,
@@ -23,7 +24,7 @@ from osf_tmux.daemon.lifecycle import (
 from osf_tmux.paths import private_dir
 from osf_tmux.plugin import doctor as doc
 from osf_tmux.plugin import jump, overview
-from osf_tmux.plugin.invoke import log_line, own_command, plugin_log
+from osf_tmux.plugin.invoke import link_command, log_line, own_command, plugin_log
 from osf_tmux.plugin.load import (
     config_stamp,
     load,
@@ -49,7 +50,9 @@ def _daemon_status(server: ServerSpec) -> tuple[DaemonFiles, bool, dict[str, obj
 def next_cmd(server: ServerSpec, client: str | None) -> None:
     """Show the next pane that waits: blocked ones first (longest waiting first), then done.
 
-    Pressing it again moves on to the one after, across sessions and windows (prefix + A)."""
+    Pressing it again moves on to the one after, across sessions and windows (prefix + A).
+    Exit status 3 when no daemon runs for this tmux server (0 with --client, as a key runs
+    it: the message on that client says so)."""
     _, running, status = _daemon_status(server)
     try:
         tmux = Tmux(server)
@@ -59,6 +62,8 @@ def next_cmd(server: ServerSpec, client: str | None) -> None:
         raise no_server(server) from None
     except TmuxError as exc:
         raise click.ClickException(str(exc)) from None
+    if not running and client is None:
+        sys.exit(EXIT_NO_DAEMON)
 
 
 @click.command("menu")
@@ -68,22 +73,35 @@ def menu_cmd(server: ServerSpec, client: str | None) -> None:
     """Open the overview of every agent on a tmux client (prefix + W): one row per agent pane,
     most urgent first, with its state, place, agent, for how long, and what a blocked one asks.
 
-    Choosing a row shows its pane; the rows under a blocked one answer it (osf-tmux answer)."""
-    files, _, status = _daemon_status(server)
+    Choosing a row shows its pane; the rows under a blocked one answer it (osf-tmux answer).
+    Exit status 3 when no daemon runs for this tmux server (the menu says so; 0 with
+    --client, as a key runs it)."""
+    files, running, status = _daemon_status(server)
     try:
         click.echo(overview.show_menu(Tmux(server), files, status, client))
     except NoServerError:
         raise no_server(server) from None
     except TmuxError as exc:
         raise click.ClickException(str(exc)) from None
+    if not running and client is None:
+        sys.exit(EXIT_NO_DAEMON)
 
 
 @click.command("list")
-@click.option("--json", "as_json", is_flag=True, help="A JSON array, one object per pane.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="A JSON array, one object per pane: pane, target (session:window.pane), agent, state, "
+    "since (seconds since the epoch), for_seconds, question, detail, options.",
+)
 @pass_server
 def list_cmd(server: ServerSpec, as_json: bool) -> None:
     """Every agent pane, most urgent first: where, agent, state, for how long, and what a
-    blocked one asks (the overview menu's rows, in the terminal)."""
+    blocked one asks (the overview menu's rows, in the terminal).
+
+    Exit status 3 when no daemon runs for this tmux server: the list is then empty (or holds
+    what a daemon that died left in tmux), and says why; --json prints it all the same."""
     _, running, status = _daemon_status(server)
     try:
         seen = overview.read(Tmux(server), status, None, with_view=False)
@@ -94,12 +112,15 @@ def list_cmd(server: ServerSpec, as_json: bool) -> None:
     now = time.time()
     if as_json:
         click.echo(json.dumps(overview.as_records(seen.panes, now), indent=1, ensure_ascii=False))
-        return
-    if not seen.panes:
+    elif not seen.panes:
         why = "" if running else f" (the daemon is not running for {server.describe()})"
         click.echo(f"no agent runs in any pane{why}")
-        return
-    click.echo(overview.as_table(seen.panes, now))
+    else:
+        click.echo(overview.as_table(seen.panes, now))
+    if not running:
+        if seen.panes and not as_json:
+            click.echo(f"osf-tmux: the daemon is not running for {server.describe()}", err=True)
+        sys.exit(EXIT_NO_DAEMON)
 
 
 @click.command("doctor")
@@ -116,6 +137,7 @@ def doctor_cmd(server: ServerSpec, as_json: bool) -> None:
 
 
 @click.group("plugin")
+@group_socket_options
 def plugin_group() -> None:
     """What the tmux plugin (tmux/osf.tmux) runs; `plugin load` also works by hand."""
 
@@ -140,6 +162,7 @@ def load_cmd(server: ServerSpec, binary: str | None, no_daemon: bool) -> None:
             f"tmux and run `{shlex.join([*command, 'plugin', 'load'])}` in it, or put this "
             f"line in ~/.tmux.conf: run-shell -b '{shlex.join([*command, 'plugin', 'load'])}'"
         )
+        _say_link(command)
         return
     try:
         result = load(tmux, command, log)
@@ -166,6 +189,14 @@ def load_cmd(server: ServerSpec, binary: str | None, no_daemon: bool) -> None:
     if not binary:
         again = shlex.join([*command, "plugin", "load"])
         click.echo(f"to load it whenever tmux starts, add to ~/.tmux.conf: run-shell -b '{again}'")
+        _say_link(command)
+
+
+def _say_link(command: list[str]) -> None:
+    """`osf-tmux` is not on PATH (a venv's): the one command that links it there."""
+    link = link_command(command[0]) if len(command) == 1 else None
+    if link is not None:
+        click.echo(f"osf-tmux is not on your PATH; to type it as `osf-tmux`, run: {link}")
 
 
 @plugin_group.command("unload")

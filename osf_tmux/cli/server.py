@@ -45,6 +45,20 @@ def choose(outer: SocketChoice, name: str | None, path: str | None) -> ServerSpe
         raise click.UsageError(str(exc)) from None
 
 
+def group_socket_options(func: F) -> F:
+    """-L and -S on a group of commands too (`osf-tmux plugin -L work load`): what it is given
+    reaches its commands as if given before the group."""
+
+    def wrapper(ctx: click.Context, /, socket_name: str | None, socket_path: str | None) -> Any:
+        outer = ctx.find_object(SocketChoice) or SocketChoice()
+        choose(outer, socket_name, socket_path)  # the same checks: not twice, not both
+        ctx.obj = SocketChoice(socket_name or outer.name, socket_path or outer.path)
+        return ctx.invoke(func)
+
+    functools.update_wrapper(wrapper, func)  # the docstring is the group's help
+    return cast(F, socket_options(click.pass_context(wrapper)))
+
+
 def pass_server(func: F) -> F:
     """Give the command its `ServerSpec` as first argument, taking -L/-S after the command too."""
 

@@ -196,6 +196,11 @@ def setup_logging(files: DaemonFiles, also: TextIO | None = None, debug: bool = 
 # hooks) or, after too many deaths in a row, clears it all and says so on the status line.
 
 _WATCHDOG = 'read -r said; [ "$said" = stopped ] && exit 0; exec "$@"'
+# The exit status of every command that reports what the daemon sees (status, list, next,
+# menu, wait, events) when no daemon runs for the server: they say so, then exit with it. A key
+# press (`--client`) exits 0: its answer is the message on that client, and tmux would show a
+# non-zero status of a key's run-shell on top of it.
+EXIT_NO_DAEMON = 3
 REVIVE_LIMIT = 3  # restarts ...
 REVIVE_WINDOW = 600.0  # ... within this many seconds; one more death and it stays down
 

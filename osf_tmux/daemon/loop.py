@@ -1088,7 +1088,8 @@ class Daemon:
             panes.append(
                 {
                     "pane": pid,
-                    "address": w.info.address,
+                    "target": w.info.address,  # as `list`, `events` and `wait` call it
+                    "address": w.info.address,  # the same: what older readers of this file read
                     "agent": w.manifest.agent if w.manifest else None,
                     "state": st.state,
                     "since": st.since if st.state else None,

@@ -17,7 +17,10 @@ its session's current window: no bell marks it and its pane gets focus-in.
 
 Hooks are shared with the user's own configuration: ours are appended (`set-hook -ga`), name our
 channel, and only entries that name it are ever removed (older daemons' `kill -USR1` entries
-carried an `osf-tmux-wake:` marker, so they are recognised and removed too)."""
+carried an `osf-tmux-wake:` marker, so they are recognised and removed too). tmux keeps the
+hooks of panes and windows (`pane-died`, `window-resized`, ...) among the global window options:
+`show-hooks -g` does not list them, `show-hooks -gw` does, so both are read before anything is
+removed or counted; a start removes what an earlier daemon left, so entries never pile up."""
 
 from __future__ import annotations
 
@@ -78,13 +81,40 @@ def ours(show_hooks_output: str) -> list[tuple[str, int]]:
     return found
 
 
+# Where tmux lists global hooks: the session ones, then those of windows and panes (tmux 3.2
+# and later keep these apart; an older tmux refuses `-w`, and lists all under `-g`).
+LISTINGS = (("show-hooks", "-g"), ("show-hooks", "-gw"))
+
+
+def listing(tmux: Tmux) -> str:
+    """Every global hook entry, session, window and pane ones together. Raises TmuxError only
+    when neither list could be read."""
+    out: list[str] = []
+    errors: list[TmuxError] = []
+    for command in LISTINGS:
+        try:
+            out.append(tmux.run(*command))
+        except TmuxError as exc:
+            errors.append(exc)
+    if errors and not out:
+        raise errors[0]
+    return "".join(out)
+
+
+def counts(show_hooks_output: str) -> dict[str, int]:
+    """Per hook, how many entries of ours it holds (more than one: a daemon's leftovers)."""
+    found: dict[str, int] = {}
+    for name, _ in ours(show_hooks_output):
+        found[name] = found.get(name, 0) + 1
+    return found
+
+
 def remove(tmux: Tmux) -> int:
-    """Unset our entries (from this daemon or a killed one); returns how many."""
+    """Unset our entries (from this daemon or a killed one), never another's; how many."""
     try:
-        listing = tmux.run("show-hooks", "-g")
+        entries = sorted(set(ours(listing(tmux))))
     except TmuxError:
         return 0
-    entries = ours(listing)
     if entries:
         tmux.run_each([["set-hook", "-gu", f"{name}[{index}]"] for name, index in entries])
     return len(entries)

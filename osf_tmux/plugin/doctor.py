@@ -21,7 +21,7 @@ from osf_tmux.daemon import leftovers, tmux_hooks
 from osf_tmux.daemon.lifecycle import DaemonFiles, read_status, running_pid
 from osf_tmux.paths import OWN_LEVELS, dir_problem
 from osf_tmux.plugin import options as po
-from osf_tmux.plugin.invoke import install_log, plugin_log
+from osf_tmux.plugin.invoke import install_log, link_command, own_command, plugin_log
 from osf_tmux.plugin.load import (
     STATUS_FRAGMENT,
     TMUX_RIGHT_LENGTH,
@@ -173,10 +173,11 @@ def pipes(status: Mapping[str, Any] | None) -> list[Check]:
 
 def hooks(tmux: Tmux, files: DaemonFiles, running: bool) -> list[Check]:
     try:
-        listing = tmux.run("show-hooks", "-g")
+        listing = tmux_hooks.listing(tmux)
     except TmuxError as exc:
         return [Check("tmux hooks", "warn", f"cannot list hooks: {exc}")]
     found = tmux_hooks.ours(listing)
+    twice = sorted(name for name, n in tmux_hooks.counts(listing).items() if n > 1)
     if found and not running:
         return [
             Check(
@@ -185,6 +186,16 @@ def hooks(tmux: Tmux, files: DaemonFiles, running: bool) -> list[Check]:
                 f"{len(found)} hooks of a daemon that is gone are still set (harmless: they "
                 "signal a tmux wait channel, no process)",
                 "they go when the daemon starts (osf-tmux start) or with osf-tmux stop",
+            )
+        ]
+    if twice:
+        return [
+            Check(
+                "tmux hooks",
+                "warn",
+                f"{len(found)} hooks of ours are set, some more than once ({', '.join(twice)}): "
+                "an earlier daemon's were left behind (harmless: each wakes the daemon once more)",
+                "osf-tmux stop && osf-tmux start removes them all and sets one of each",
             )
         ]
     if found:
@@ -524,7 +535,13 @@ def run_all(tmux: Tmux, files: DaemonFiles, env: Mapping[str, str] | None = None
     env = os.environ if env is None else env
     checks = tmux_version(tmux)
     if checks[0].level == "fail":
-        return checks + rules() + agent_hooks(env) + plugin_log_check(files, env)
+        return (
+            checks
+            + rules()
+            + agent_hooks(env)
+            + plugin_log_check(files, env)
+            + command_on_path(env)
+        )
     status = read_status(files)
     running = running_pid(files) is not None
     checks += private_dirs(files)
@@ -541,7 +558,29 @@ def run_all(tmux: Tmux, files: DaemonFiles, env: Mapping[str, str] | None = None
     checks += agent_hooks(env)
     checks += notifications(tmux, status if running else None, env)
     checks += rules()
+    checks += command_on_path(env)
     return checks
+
+
+def command_on_path(env: Mapping[str, str], program: str | None = None) -> list[Check]:
+    """Whether `osf-tmux` can be typed bare, as the README's examples do (pip into a venv and
+    TPM's install put it elsewhere)."""
+    if program is None:
+        own = own_command()
+        if len(own) != 1:
+            return []  # run as `python -m osf_tmux`: no program of ours to link
+        program = own[0]
+    link = link_command(program, env)
+    if link is None:
+        return [Check("command", "ok", "osf-tmux is on your PATH")]
+    return [
+        Check(
+            "command",
+            "info",
+            f"osf-tmux is not on your PATH (this one is {program}); the README types it bare",
+            link,
+        )
+    ]
 
 
 def render(checks: list[Check]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -48,6 +49,33 @@ def own_command(argv0: str | None = None) -> list[str]:
     if runnable and os.path.basename(argv0) != "__main__.py":
         return [os.path.abspath(argv0)]
     return [sys.executable, "-m", "osf_tmux"]
+
+
+def link_command(program: str, env: Mapping[str, str] | None = None) -> str | None:
+    """The one command that puts `program` (this osf-tmux, by its absolute path) on `PATH` as
+    `osf-tmux`, as the README's examples call it; None when some `osf-tmux` is on `PATH`
+    already (this one, or one you installed yourself: not ours to replace). The link goes
+    into the first directory of yours on `PATH` that you can write (`~/.local/bin` on most
+    systems), else into `~/.local/bin`, made for it, with a reminder to put it on `PATH`."""
+    env = os.environ if env is None else env
+    path = env.get("PATH", "")
+    if shutil.which("osf-tmux", path=path) is not None:
+        return None
+    home = os.path.realpath(env.get("HOME") or os.path.expanduser("~"))
+    usual = [os.path.join(home, ".local", "bin"), os.path.join(home, "bin")]
+    mine = [
+        folder
+        for folder in filter(None, path.split(os.pathsep))
+        if (real := os.path.realpath(os.path.expanduser(folder))).startswith(home + os.sep)
+        and os.path.isdir(real)
+        and os.access(real, os.W_OK)
+    ]
+    # ~/.local/bin or ~/bin before a tool's own folder (~/.cargo/bin) that happens to be there
+    mine.sort(key=lambda f: os.path.realpath(os.path.expanduser(f)) not in usual)
+    if mine:
+        return shlex.join(["ln", "-s", program, os.path.join(mine[0], "osf-tmux")])
+    link = f"mkdir -p ~/.local/bin && ln -s {shlex.quote(program)} ~/.local/bin/osf-tmux"
+    return f"{link}  # then put ~/.local/bin on your PATH"
 
 
 def tmux_words(argv: Sequence[str]) -> str:

@@ -49,6 +49,12 @@ def write_tty(path: str, data: bytes) -> None:
         os.close(fd)
 
 
+# How long the message stays: tmux (3.3a) draws it over the whole status line, the counts and
+# marks the daemon publishes included, so a long message hid the very badge it is about (5 s:
+# the count showed 6 s after the block). Two seconds to read who waits; the badge says it after.
+MESSAGE_MS = 2000
+
+
 class TerminalBackend:
     """Through tmux: a message on each attached client, the bell in the waiting pane (tmux
     flags its window and passes the bell on), and OSC notifications written to each client's
@@ -86,7 +92,7 @@ class TerminalBackend:
         if c.message and clients:
             text = notice.line(120).replace("#", "##")
             self.tmux.run_many(
-                [["display-message", "-c", cl.name, "-d", "5000", text] for cl in clients]
+                [["display-message", "-c", cl.name, "-d", str(MESSAGE_MS), text] for cl in clients]
             )
         if c.bell and notice.pane_tty:
             with contextlib.suppress(OSError):

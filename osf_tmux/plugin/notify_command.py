@@ -31,8 +31,9 @@ MAX_RUNNING = 4
 STDERR_TAIL = 600
 
 
-def event(notice: Notice) -> dict[str, str]:
-    """The event as the command sees it (lower case keys in the JSON, OSF_* in the env)."""
+def event(notice: Notice) -> dict[str, str | float | None]:
+    """The event as the command gets it in JSON on stdin: `since` is a number (seconds since
+    the epoch, as in `list --json` and `events --json`), null when unknown."""
     return {
         "agent": notice.agent,
         "state": notice.state,
@@ -40,15 +41,19 @@ def event(notice: Notice) -> dict[str, str]:
         "target": notice.address,
         "question": notice.question,
         "detail": notice.detail,
-        "since": str(int(notice.since)) if notice.since else "",
+        "since": notice.since or None,
         "title": notice.title,
         "message": notice.line(),
     }
 
 
 def command_env(notice: Notice, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The same event in OSF_* variables: text, `OSF_SINCE` in whole seconds ('' if unknown)."""
     env = dict(os.environ if base is None else base)
-    env.update({f"OSF_{k.upper()}": v for k, v in event(notice).items()})
+    for key, value in event(notice).items():
+        if key == "since":
+            value = str(int(value)) if isinstance(value, (int, float)) else ""
+        env[f"OSF_{key.upper()}"] = "" if value is None else str(value)
     return env
 
 

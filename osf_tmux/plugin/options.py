@@ -86,8 +86,9 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "@osf-style-done",
-        "fg=black bg=green",
-        "tmux style of the done badge and window mark",
+        "fg=brightwhite bg=brightblue bold",
+        "tmux style of the done badge and window mark (its own background: it stands out from "
+        "tmux's green bar and from dark and light themes)",
     ),
     Option("@osf-notify-blocked", "on", "notify when an agent starts waiting for you", "onoff"),
     Option(

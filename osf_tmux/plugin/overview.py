@@ -170,7 +170,7 @@ def as_records(panes: Sequence[AgentPane], now: float) -> list[dict[str, Any]]:
     return [
         {
             "pane": p.pane_id,
-            "address": p.address,
+            "target": p.address,  # session:window.pane, as in `events`, `wait` and `status`
             "agent": p.agent,
             "state": p.state,
             "since": p.since,
@@ -218,15 +218,10 @@ def menu_items(
     if not panes:
         daemon = overview.daemon_running
         why = "no agent runs in any pane" if daemon else "the daemon is not running"
-        said = [MenuItem(_literal(f"-{why}"), "", "")]
-        if not daemon:
-            said.append(
-                MenuItem(_literal("-start it: osf-tmux start (or: osf-tmux doctor)"), "", "")
-            )
-        return said
-    # tmux draws a menu only when it fits the client: 4 columns of border and padding, and 4
-    # for the key shown after each name (` (1)`)
-    width = max(view.width - 8, 20)
+        room = row_budget(overview.view.width) + 4  # no key on a disabled row
+        said = [f"-{why}"] + ([] if daemon else ["-start it: osf-tmux start (or: osf-tmux doctor)"])
+        return [MenuItem(_literal(_fit(text, room)), "", "") for text in said]
+    budget = row_budget(view.width)
     keys = iter(MENU_KEYS)
     agent_width = min(max(len(p.agent) for p in panes), 14)
     where_width = min(max(len(p.address) for p in panes), 24)
@@ -238,18 +233,26 @@ def menu_items(
         where = clean(pane.address, where_width).ljust(where_width)
         agent = clean(pane.agent, agent_width).ljust(agent_width)
         asks = " — ".join(t for t in (pane.question, pane.detail) if t) or pane.state
-        row = _cut(f"{where}  {agent}  {duration(since):>5}  {clean(asks, width)}", width - 2)
-        name = f"{style}{_literal(icon)}#[default] {_literal(row)}"
+        text = f"{where}  {agent}  {duration(since):>5}  {clean(asks, budget)}"
+        # Bytes as tmux counts them once it has expanded the name: a badge's style and its reset
+        # cost 20-40, so the colour is kept only where the whole row fits with it; a narrower
+        # client gets the row's words instead (the icon still tells the state).
+        styled = f"#[{style}]{icon}#[default] " if style else ""
+        if styled and len(styled.encode()) + len(text.encode()) <= budget:
+            name = f"#[{_literal(style)}]{_literal(icon)}#[default] {_literal(text)}"
+        else:
+            row = _fit(text, budget - len(f"{icon} ".encode()))
+            name = f"{_literal(icon)} {_literal(row)}"
         items.append(MenuItem(name, next(keys, ""), tmux_command([*jump, "-t", pane.pane_id])))
         table = answers.get(pane.agent)
         if pane.state != "blocked" or table is None:
             continue
         for choice, label in _answer_choices(table, pane.options):
-            row = _literal("   ↳ " + clean(label, width - 5))
+            row = _literal(_fit("   ↳ " + clean(label, budget), budget))
             items.append(MenuItem(row, next(keys, ""), answer_command(pane.pane_id, choice)))
     if len(items) > view.height - 2:  # nor when it is taller than the client
         cut = max(view.height - 3, 1)
-        more = _literal(f"-… {len(items) - cut} more: osf-tmux list")
+        more = _literal(_fit(f"-… {len(items) - cut} more: osf-tmux list", budget + 4))
         items = [*items[:cut], MenuItem(more, "", "")]
     return items
 
@@ -270,7 +273,7 @@ def show_menu(
         return tmux_command(["run-shell", "-b", shell_line(command, args, log)])
 
     items = menu_items(overview, answers, answer, time.time(), client)
-    _open(tmux, menu_command(items, title(overview), client))
+    _open(tmux, menu_command(items, heading(overview), client))
     return f"osf-tmux: {title(overview).strip()}"
 
 
@@ -278,7 +281,7 @@ def _open(tmux: Tmux, argv: list[str], grace: float = 0.05) -> None:
     """Run display-menu without waiting for the menu: the tmux client that asks for a menu
     waits until it closes, and a key's process should not. An error comes back at once (no
     such client, say): it is raised, as tmux.run would; after `grace` the menu is up."""
-    argv = [tmux.binary, *tmux.server.args(), *argv]
+    argv = tmux.command_line([argv])  # a row ending in `;` must not end the command
     try:
         child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
@@ -311,6 +314,16 @@ def title(overview: Overview) -> str:
     return _literal(f" osf-tmux · {what} ")
 
 
+def heading(overview: Overview) -> str:
+    """The title, shortened for a narrow client: tmux draws no menu at all when its title is
+    wider than the client (less the border)."""
+    n = len(overview.panes)
+    for text in (title(overview), _literal(f" osf-tmux · {n} agent{'s' if n != 1 else ''} ")):
+        if len(text.replace("##", "#")) <= overview.view.width - 4:
+            return text
+    return " osf-tmux "
+
+
 def menu_command(items: Sequence[MenuItem], heading: str, client: str | None) -> list[str]:
     """display-menu at the status line, on the right where the status counts are."""
     argv = ["display-menu", *(["-c", client] if client else []), "-T", heading]
@@ -325,13 +338,26 @@ def _icon(state: str, values: Mapping[str, str]) -> tuple[str, str]:
     if state in ("blocked", "done"):
         icon = values.get(f"@osf-icon-{state}") or ("●" if state == "blocked" else "✔")
         style = values.get(f"@osf-style-{state}", "")
-        return icon, (f"#[{_literal(style)}]" if _STYLE.match(style) else "")
+        return icon, (style if _STYLE.match(style) else "")
     return ICONS.get(state, "?"), ""
 
 
-def _cut(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters with an ellipsis (spaces kept: the columns line up)."""
-    return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
+def row_budget(client_width: int) -> int:
+    """How long a row's name may be for tmux to draw it whole on a client this wide. tmux
+    (3.3a and later) measures a menu item in bytes, styles included, not in columns: past
+    `client width - 4` (the border) less the key's ` (k)`, it cuts the row and marks it `>`,
+    and the cut can take the row's icon with it."""
+    return max(client_width - 4 - 4, 12)
+
+
+def _fit(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` bytes of UTF-8, with an ellipsis when cut (spaces
+    kept: the columns line up). Any character takes at least as many bytes as columns."""
+    if len(text.encode()) <= limit:
+        return text
+    room = max(limit - len("…".encode()), 0)
+    cut = text.encode()[:room].decode(errors="ignore")
+    return cut.rstrip() + "…"
 
 
 def _literal(text: str) -> str:
