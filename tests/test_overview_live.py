@@ -36,6 +36,16 @@ TITLE = " osf-tmux · "
 FOCUS_REPORTS = re.compile(rb"\x1b\[[IO]") if tmux_version() >= (3, 6) else None
 
 
+def whole_menu(screen: list[str]) -> list[str] | None:
+    """`screen` if it shows the menu from its title to its bottom border, else None."""
+    top = next((i for i, row in enumerate(screen) if TITLE in row), None)
+    if top is None:
+        return None
+    left = screen[top].index("┌") if "┌" in screen[top] else -1
+    bottom = next((row for row in screen[top + 1 :] if "└" in row), None)
+    return screen if bottom is not None and bottom.index("└") == left else None
+
+
 def without_focus(data: bytes) -> bytes:
     return FOCUS_REPORTS.sub(b"", data) if FOCUS_REPORTS else data
 
@@ -57,8 +67,10 @@ class Setup:
                               env=self.env, capture_output=True, text=True, timeout=60)  # fmt: skip
 
     def open_menu(self) -> list[str]:
+        """The client's screen once the whole menu is on it: a screen read while tmux still
+        draws it can hold the title and only some of the rows (seen on tmux 3.7c)."""
         self.terminal.press("C-b", "W")
-        return self.terminal.wait_for(TITLE)
+        return retry_until(lambda: whole_menu(self.terminal.screen()), what="the whole menu")
 
     def close_menu(self) -> None:
         self.terminal.press("Escape")
