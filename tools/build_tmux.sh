@@ -20,7 +20,7 @@ if [[ ${1:-} == --deps ]]; then
     shift
 fi
 if [[ $# -lt 2 ]]; then
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 fi
 version=$1
