@@ -3,7 +3,9 @@
 tmux 3.4 (3.3a and 3.5 on do not) prints a backslash before each `$` that starts a name in
 anything a command prints (`show-options`, `display-message -p`, `list-panes -F`): a notify
 command of `echo "$OSF_PANE"` came back as `echo "\\$OSF_PANE"` and its shell saw no variable.
-The live test here runs against whatever tmux is on PATH (README, "tmux versions tested")."""
+From tmux 3.6 on, `capture-pane -p` prints a tab written over blank cells as one `\\t`, where the
+screen shows blanks: the daemon's cross-check took such a pane for one that differs and re-seeded
+it. The live tests here run against whatever tmux is on PATH (README, "tmux versions tested")."""
 
 from __future__ import annotations
 
@@ -12,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from osf_tmux.daemon.source import tabs_as_spaces
 from osf_tmux.plugin import options as po
 from osf_tmux.tmux import ServerSpec, Tmux, unescape_dollars
+from osf_tmux.vt.pane import PaneScreen
 from tests.tmux_server import TmuxServer
 
 COMMAND = 'cd "$HOME/x" && printf "%s\\n" "$OSF_PANE" "${OSF_TARGET}" "$_y" \\$LITERAL $1 $'
@@ -89,3 +93,32 @@ def test_an_option_with_dollars_reads_back_as_set(tmux_server: TmuxServer) -> No
     assert values == {"@osf-notify-command": COMMAND, "@osf-bin": "/opt/$HOME/osf-tmux"}
     shown = tmux.run("show-options", "-gqv", "@osf-notify-command")
     assert shown == COMMAND + "\n"
+
+
+# Tabs over blank cells: after a wide character, to a stop of the program's own (HTS at column
+# 20), from the second-last stop on to the last column; then one over text already there.
+TABS = (
+    b"\x1b[H\x1b[2Ja\tb\tc\r\n\xe4\xb8\xad\tx\r\n\x1b[21G\x1bH\r\n\x1b[17G\tz\r\n"
+    b"\x1b[33Gend\tQ\r\nwritten over\r\x1b[2C\tW"
+)
+
+
+def test_tabs_as_spaces() -> None:
+    stops = frozenset(range(8, 40, 8))
+    assert tabs_as_spaces("a\tb\tc", stops, 40) == "a       b       c"
+    assert tabs_as_spaces("\u4e2d\tx", stops, 40) == "\u4e2d      x"  # the wide one takes 2
+    assert tabs_as_spaces("\ty", frozenset({20}), 40) == " " * 20 + "y"
+    assert tabs_as_spaces("end\tQ", frozenset(), 10) == "end      Q"  # no stop: the last column
+    assert tabs_as_spaces("no tab", stops, 40) == "no tab"
+
+
+@pytest.mark.tmux
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_the_screen_matches_a_capture_with_tabs(tmux_server: TmuxServer, tmp_path: Path) -> None:
+    # What the daemon's cross-check compares: from tmux 3.6 on, capture-pane prints tab cells
+    # as `\t`, which the screen (and tmux's own display) show as blanks.
+    shown = tmux_server.replay(TABS, 40, 8, tmp_path)
+    screen = PaneScreen(40, 8)
+    screen.feed(TABS)
+    theirs = tuple(tabs_as_spaces(r, screen.tab_stops(), 40).rstrip() for r in shown.rows)
+    assert screen.snapshot().rows == theirs

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from osf_tmux.paths import UnsafeDirectoryError, open_private, private_dir
 from osf_tmux.tmux import SEP, Tmux, quote
+from osf_tmux.vt.width import char_width
 
 READ_SIZE = 1 << 16
 PIPE_SIZE = 1 << 20  # Linux's default cap for unprivileged users (pipe-max-size)
@@ -263,6 +264,26 @@ class PaneCapture:
     title: str
     lines: tuple[str, ...]
     main_lines: tuple[str, ...] | None = None  # the main screen behind the alternate one
+
+
+def tabs_as_spaces(line: str, stops: frozenset[int], cols: int) -> str:
+    """A `capture-pane -p` row with each tab as the blank cells it covers. tmux 3.6 and later
+    keep a tab written over blank cells as one cell and print it as one `\t`; the screen has
+    spaces there (up to the next tab stop, or the last column, as the cursor moved)."""
+    if "\t" not in line:
+        return line
+    out: list[str] = []
+    x = 0
+    for ch in line:
+        if ch != "\t":
+            out.append(ch)
+            x += max(char_width(ch), 0)
+            continue
+        stop = min((s for s in stops if s > x), default=cols - 1)
+        stop = min(stop, cols - 1)
+        out.append(" " * max(stop - x, 0))
+        x = max(stop, x)
+    return "".join(out)
 
 
 _CAPTURE_HEAD = "OSFCAP" + SEP
