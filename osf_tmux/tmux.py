@@ -38,6 +38,8 @@ _NO_SERVER = re.compile(
 # (a `\$X` of one's own prints as `\\$X`), so taking one off before each such `$` undoes it.
 _ESCAPED_DOLLAR = re.compile(r"\\\$(?=[A-Za-z_{])")
 DOLLAR_ESCAPING_TMUX = ("3.4",)
+# What these print is the pane's or the buffer's text as it is, on 3.4 too: left alone.
+RAW_OUTPUT = frozenset(("capture-pane", "capturep", "show-buffer", "showb", "save-buffer", "saveb"))
 
 
 def unescape_dollars(output: str) -> str:
@@ -228,6 +230,8 @@ class Tmux:
             message = proc.stderr.strip() or f"exit status {proc.returncode}"
             error = NoServerError if _NO_SERVER.search(message) else TmuxError
             raise error(f"{shlex.join(argv)}: {message}")
+        if any(command and command[0] in RAW_OUTPUT for command in commands):
+            return proc.stdout
         return self._as_printed(proc.stdout)
 
     def _as_printed(self, output: str) -> str:

@@ -18,7 +18,7 @@ from osf_tmux.daemon.source import tabs_as_spaces
 from osf_tmux.plugin import options as po
 from osf_tmux.tmux import ServerSpec, Tmux, unescape_dollars
 from osf_tmux.vt.pane import PaneScreen
-from tests.tmux_server import TmuxServer
+from tests.tmux_server import TmuxServer, retry_until
 
 COMMAND = 'cd "$HOME/x" && printf "%s\\n" "$OSF_PANE" "${OSF_TARGET}" "$_y" \\$LITERAL $1 $'
 
@@ -59,6 +59,24 @@ def test_other_releases_output_is_left_alone(tmp_path: Path, version: str) -> No
     # a backslash before a `$` is the user's own there: never taken off
     tmux = fake_tmux(tmp_path, version, COMMAND + "\n")
     assert tmux.run("show-options", "-gqv", "@osf-notify-command") == COMMAND + "\n"
+
+
+def test_a_panes_text_is_left_as_it_is(tmp_path: Path) -> None:
+    # capture-pane prints the screen's text unescaped on 3.4 too: a `\$HOME` there is the pane's
+    tmux = fake_tmux(tmp_path, "3.4", "echo \\$HOME\n")
+    assert tmux.run("capture-pane", "-p", "-t", "%1") == "echo \\$HOME\n"
+    batch = [["display-message", "-p", "x"], ["capture-pane", "-p", "-t", "%1"]]
+    assert tmux.run_many(batch) == "echo \\$HOME\n"
+
+
+@pytest.mark.tmux
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_captured_screen_keeps_its_backslashes(tmux_server: TmuxServer) -> None:
+    text = "echo \\$HOME ${X} $_y"
+    pane = tmux_server.new_pane(["sh", "-c", f"printf '%s' '{text}'; sleep 60"], 40, 4)
+    retry_until(lambda: "echo" in tmux_server.cmd("capture-pane", "-p", "-t", pane), what="text")
+    tmux = Tmux(ServerSpec(tmux_server.socket_name))
+    assert tmux.run("capture-pane", "-p", "-t", pane).splitlines()[0] == text
 
 
 def test_the_version_is_asked_only_when_a_dollar_is_escaped(tmp_path: Path) -> None:
