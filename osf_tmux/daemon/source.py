@@ -21,7 +21,6 @@ from pathlib import Path
 
 from osf_tmux.paths import UnsafeDirectoryError, open_private, private_dir
 from osf_tmux.tmux import SEP, Tmux, quote
-from osf_tmux.vt.width import char_width
 
 READ_SIZE = 1 << 16
 PIPE_SIZE = 1 << 20  # Linux's default cap for unprivileged users (pipe-max-size)
@@ -272,6 +271,10 @@ def tabs_as_spaces(line: str, stops: frozenset[int], cols: int) -> str:
     spaces there (up to the next tab stop, or the last column, as the cursor moved)."""
     if "\t" not in line:
         return line
+    # Here, not at the top: the key commands import this module, and the widths' import (the
+    # C library's wcwidth, typing) would cost each key press about 60 ms.
+    from osf_tmux.vt.width import char_width
+
     out: list[str] = []
     x = 0
     for ch in line:
