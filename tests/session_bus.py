@@ -84,17 +84,29 @@ class SessionBus:
 class FakeNotifications:
     """The fake service on `bus`; what it was sent is in `sent()`."""
 
-    def __init__(self, bus: SessionBus, home: Path) -> None:
+    def __init__(
+        self, bus: SessionBus, home: Path, server: str = "", notify_delay: float = 0.0
+    ) -> None:
         self.bus = bus
+        self.server = server or "osf-fake-notifications"
+        self.notify_delay = notify_delay
         self.log = home / "notifications.jsonl"
         self.ready = home / "notifications.ready"
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> FakeNotifications:
+        self.log.parent.mkdir(parents=True, exist_ok=True)
         self.ready.unlink(missing_ok=True)
         env = {**os.environ, "DBUS_SESSION_BUS_ADDRESS": self.bus.address}
         self.proc = subprocess.Popen(
-            [sys.executable, str(SERVICE), str(self.log), str(self.ready)],
+            [
+                sys.executable,
+                str(SERVICE),
+                str(self.log),
+                str(self.ready),
+                self.server,
+                str(self.notify_delay),
+            ],
             env=env,
             stdin=subprocess.DEVNULL,
         )
@@ -119,7 +131,37 @@ class FakeNotifications:
         assert self.proc is not None
         self.proc.send_signal(signal.SIGUSR1)
 
+    def dismiss(self) -> None:
+        """The person closes the last pop-up (dunst's left click)."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGUSR2)
+
+    def dismiss_all(self) -> None:
+        """The person closes every pop-up at once (dunst's right click)."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGHUP)
+
+    def hang(self) -> None:
+        """Stopped, not dead: its name stays on the bus, nothing is answered."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
     def sent(self) -> list[dict[str, Any]]:
+        return [r for r in self.records() if "summary" in r]
+
+    def closed(self) -> list[int]:
+        """The ids withdrawn with CloseNotification."""
+        return [r["closed"] for r in self.records() if "closed" in r]
+
+    def dismissed(self) -> list[int]:
+        """The ids the person closed (SIGUSR2, SIGHUP)."""
+        return [r["dismissed"] for r in self.records() if "dismissed" in r]
+
+    def records(self) -> list[dict[str, Any]]:
         if not self.log.exists():
             return []
         return [json.loads(line) for line in self.log.read_text().splitlines() if line]

@@ -14,6 +14,7 @@ from tools.agentlab import fakeserver
 from tools.agentlab.actions import Expect
 from tools.agentlab.base import RunDirs
 from tools.agentlab.claude import Claude
+from tools.agentlab.dialect import offered_tools
 from tools.agentlab.driver import Recorder
 from tools.agentlab.script import Script, Tool
 
@@ -145,3 +146,39 @@ def test_the_fake_server_writes_the_plan_where_plan_mode_says(tmp_path: Path) ->
         assert args["content"] == "# Plan"
     finally:
         server.httpd.server_close()
+
+
+def test_a_request_offering_only_a_side_tool_is_a_side_request(tmp_path: Path) -> None:
+    """Grok Build names its session with a request that offers only `session_title`: with the
+    adapter's dialect it gets the side text, never the scripted turn (whose tool it lacks)."""
+    from tools.agentlab import stories as st
+    from tools.agentlab.grok_build import GrokBuild
+
+    server = fakeserver.FakeModelServer(Script(list(st.ALL_TURNS)), tmp_path)
+    try:
+        title = {"type": "function", "function": {"name": "session_title", "parameters": {}}}
+        body = {"messages": [{"role": "user", "content": st.P_BASH}], "tools": [title]}
+        offered = offered_tools(body)
+        turn = fakeserver._chat_reply(server, body, offered)
+        assert any(isinstance(step, Tool) for step in turn)  # default dialect: the turn
+        server.dialect = GrokBuild.dialect
+        side = fakeserver._chat_reply(server, body, offered)
+        assert not any(isinstance(step, Tool) for step in side)
+    finally:
+        server.httpd.server_close()
+
+
+def test_grok_build_remember_config_seeds_the_scope_rows(tmp_path: Path) -> None:
+    from tools.agentlab.grok_build import GrokBuild
+
+    agent = GrokBuild()
+    played = agent.configured_scenarios("remember")["bash_yes"]
+    dirs = RunDirs(tmp_path, tmp_path / "home", tmp_path / "proj")
+    dirs.home.mkdir()
+    agent.launch(dirs, "http://127.0.0.1:9", played)
+    config = (dirs.home / ".grok" / "config.toml").read_text()
+    assert "remember_tool_approvals = true" in config
+    assert 'base_url = "http://127.0.0.1:9/v1"' in config
+    keys = [a.keys for a in played.actions if hasattr(a, "keys")]
+    assert ("3",) in keys  # `3 Yes, proceed` once the Always allow row is option 2
+    assert agent.remember is False  # the plain build is left as it was

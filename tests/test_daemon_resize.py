@@ -164,7 +164,7 @@ def test_an_agent_execd_by_a_program_that_drew_is_found_by_the_next_sweep(
             return watch.last_bytes > float("-inf")
 
         retry_until(drawn, timeout=10, what="the program's screen read")
-        assert watch.manifest is None and clock.now() - watch.last_bytes < 1.0
+        assert watch.manifest is None  # still the program that drew
         pid = int(server.cmd("display-message", "-p", "-t", pane, "#{pane_pid}").strip())
         (tmp_path / "go").touch()
         retry_until(

@@ -10,7 +10,7 @@ import pytest
 from osf_tmux.agents import hooks
 from osf_tmux.daemon.lifecycle import DaemonFiles
 from osf_tmux.plugin import doctor
-from osf_tmux.plugin.doctor import Check
+from osf_tmux.plugin.doctor import Check, Probe
 from osf_tmux.plugin.invoke import install_log, link_command, log_line, plugin_log
 from osf_tmux.tmux import ServerSpec, Tmux
 
@@ -106,6 +106,14 @@ def daemon_status(notify: dict[str, Any]) -> dict[str, Any]:
     return {"running": True, "panes": [], "notify": notify}
 
 
+def answers(bus: str, env: Any) -> Probe:
+    return Probe(True, "", "a notification service answers", "dunst")
+
+
+def dead(bus: str, env: Any) -> Probe:
+    return Probe(False, "no-service", "no notification service answers (DBusError: gone)")
+
+
 def test_notifications_report_the_daemons_desktop_path() -> None:
     status = daemon_status(
         {
@@ -119,10 +127,10 @@ def test_notifications_report_the_daemons_desktop_path() -> None:
             },
         }
     )
-    [check] = doctor.notifications(NO_TMUX, status, {}, NOW)
+    [check] = doctor.notifications(NO_TMUX, status, {}, NOW, probe=answers)
     assert check.level == "ok"
     assert "through the desktop" in check.message and "unix:path=/run/user/1/bus" in check.message
-    assert "12s ago" in check.message
+    assert "service dunst answers now" in check.message and "12s ago" in check.message
 
 
 def test_notifications_say_why_the_daemon_uses_the_terminal_and_what_to_set() -> None:
@@ -142,9 +150,9 @@ def test_notifications_say_why_the_daemon_uses_the_terminal_and_what_to_set() ->
         }
     )
     env = {"DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1/bus"}
-    [check] = doctor.notifications(NO_TMUX, status, env, NOW)
+    [check] = doctor.notifications(NO_TMUX, status, env, NOW, probe=dead)
     assert check.level == "warn"
-    assert "not the desktop: no notification service answers" in check.message
+    assert "not the desktop: no session bus address" in check.message
     assert "its session bus: none (from nowhere)" in check.message
     assert "this shell's bus is unix:path=/run/user/1/bus" in check.message
     assert "DBusError: gone" in check.message
@@ -152,7 +160,30 @@ def test_notifications_say_why_the_daemon_uses_the_terminal_and_what_to_set() ->
     assert "update-environment DBUS_SESSION_BUS_ADDRESS" in check.fix
     # Headless and never worked: a fact, not a problem.
     quiet = daemon_status({"path": "terminal", "backends": {"desktop": {"reason": "no bus"}}})
-    assert doctor.notifications(NO_TMUX, quiet, {}, NOW)[0].level == "info"
+    assert doctor.notifications(NO_TMUX, quiet, {}, NOW, probe=dead)[0].level == "info"
+
+
+def test_notifications_are_asked_now_not_read_from_the_last_one() -> None:
+    """The last notification went through the desktop, but the service died since: a warning
+    now, whose hint is the service, not the bus. The last one failed, but the service is back:
+    ok. And doctor's exit status says there is a warning."""
+    bus = {"bus": "unix:path=/run/user/1/bus", "bus_from": "tmux's global environment"}
+    worked = daemon_status({"path": "desktop", "backends": {"desktop": {**bus, "last_ok": NOW}}})
+    [check] = doctor.notifications(NO_TMUX, worked, {}, NOW, probe=dead)
+    assert check.level == "warn" and "DBusError: gone" in check.message
+    assert check.fix == doctor.SERVICE_FIX and "DBUS_SESSION_BUS_ADDRESS" not in check.fix
+    assert doctor.exit_status([Check("x", "ok", ""), check]) == 2
+    failed = {**bus, "last_error": "DBusError: gone", "last_error_at": NOW - 5}
+    recovered = daemon_status({"path": "terminal", "backends": {"desktop": failed}})
+    [check] = doctor.notifications(NO_TMUX, recovered, {}, NOW, probe=answers)
+    assert check.level == "ok"
+    assert doctor.exit_status([check]) == 0
+    hung = Probe(False, "hung", "no notification service answers (no answer within 0.5s)")
+    [check] = doctor.notifications(NO_TMUX, worked, {}, NOW, probe=lambda b, e: hung)
+    assert check.level == "warn" and check.fix == doctor.HUNG_FIX
+    nobus = daemon_status({"path": "terminal", "backends": {"desktop": {"last_ok": NOW - 60}}})
+    [check] = doctor.notifications(NO_TMUX, nobus, {}, NOW, probe=answers)
+    assert check.level == "warn" and check.fix == doctor.BUS_FIX  # no bus: nothing to ask
 
 
 def test_notifications_probe_from_here_only_without_a_daemon(

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from osf_tmux.agents import HOOKED
+from osf_tmux.agents.integration import module_name as agent_module_name
 
 PACKAGE = Path(__file__).resolve().parent.parent / "osf_tmux"
 # Lowest first; a module may import its own layer and the ones before it.
@@ -89,7 +90,8 @@ def test_every_subpackage_says_what_it_holds_and_may_import() -> None:
 
 def test_the_hook_endpoint_and_agent_modules_import_only_cheap_modules() -> None:
     """The endpoint runs on every hook call with `-I -S`; its start-up is most of its cost."""
-    names = ", ".join(f"osf_tmux.agents.{a}" for a in HOOKED)
+    modules = {f"osf_tmux.agents.{agent_module_name(a)}" for a in HOOKED}
+    names = ", ".join(sorted(modules))
     code = (
         "import sys; before = set(sys.modules); "
         f"sys.path.insert(0, {str(PACKAGE.parent)!r}); "
@@ -101,4 +103,4 @@ def test_the_hook_endpoint_and_agent_modules_import_only_cheap_modules() -> None
     ).stdout.split()
     heavy = {"json", "re", "pathlib", "dataclasses", "typing", "subprocess", "tomllib", "click"}
     assert not heavy & set(out), f"imported at hook time: {sorted(heavy & set(out))}"
-    assert {f"osf_tmux.agents.{a}" for a in HOOKED} <= set(out)
+    assert modules <= set(out)

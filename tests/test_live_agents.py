@@ -72,6 +72,11 @@ SCENARIOS: dict[str, list[str]] = {
               "edit_write", "question", "plan", "interrupt_esc", "draft", "trust_dialog"],
     "grok": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_feedback",
              "bash_interrupt", "edit_write", "interrupt_esc", "draft", "mode_switch"],
+    "kimi-code": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "bash_feedback",
+                  "question", "interrupt_esc", "draft", "trust_dialog"],
+    # Esc does nothing on Grok Build's permission panel: Ctrl+c cancels it (bash_cancel).
+    "grok-build": ["startup", "text", "bash_yes", "bash_no", "bash_cancel", "edit_write",
+                   "question", "plan", "interrupt_esc", "draft"],
     # Esc does nothing at Auggie's tool approval: no bash_esc.
     "auggie": ["startup", "text", "bash_yes", "bash_no", "edit_write", "question",
                "interrupt_esc", "draft", "indexing_permission"],
@@ -82,6 +87,7 @@ SCENARIOS: dict[str, list[str]] = {
 CONFIGURED: dict[str, list[str]] = {
     "claude": ["text@statusline1", "bash_yes@statusline1", "thinking@statusline2",
                "text@bypass", "bash_run@bypass", "bash_run@bypass-statusline1"],
+    "grok-build": ["bash_yes@remember"],
 }  # fmt: skip
 CASES = (
     [(agent, scen, WIDE) for agent, names in SCENARIOS.items() for scen in names]

@@ -18,6 +18,7 @@ from osf_tmux.clock import FakeClock
 from osf_tmux.plugin.notify import Notice, Notifier, NotifyConfig, NullBackend
 from osf_tmux.plugin.notify_desktop import (
     BUS_VAR,
+    DISMISS_BURST,
     DesktopBackend,
     find_bus,
     icon_path,
@@ -53,8 +54,10 @@ def collected() -> Iterator[None]:
 @pytest.fixture
 def bus_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """The backend sets DBUS_SESSION_BUS_ADDRESS in the process (dbus-fast reads it there):
-    restored after each test."""
-    monkeypatch.delenv(BUS_VAR, raising=False)
+    restored after each test. (Set first: a `delenv` of a variable that is not there records
+    nothing to undo, and the address a test leaves would reach every later test's tmux.)"""
+    monkeypatch.setenv(BUS_VAR, "")
+    monkeypatch.delenv(BUS_VAR)
 
 
 @pytest.fixture
@@ -168,7 +171,10 @@ def test_bus_gone_then_a_new_bus_named_in_tmux(
         FakeNotifications(second, tmp_path / "two").start(),
     ]
     session = tmux_server.cmd("display-message", "-p", "-t", "osf-base:", "#{session_id}").strip()
-    note = Notice("%0", "", "osf-base:0.0", "claude", "blocked", "Go?", session_id=session)
+    note = Notice(
+        "%0", "", "osf-base:0.0", "claude", "blocked", "Go?", session_id=session,
+        session_name="osf-base",
+    )  # fmt: skip
     try:
         with caplog.at_level(logging.INFO, logger="osf_tmux"):
             assert chain.notifier.deliver(note) == "terminal"
@@ -183,6 +189,7 @@ def test_bus_gone_then_a_new_bus_named_in_tmux(
             assert chain.notifier.deliver(note) == "desktop"
             assert len(services[1].sent()) == 1 and len(services[0].sent()) == 1
             assert desktop.info()["bus"] == second.address
+            assert desktop.info()["bus_from"] == "tmux session osf-base's environment"
 
             second.stop()  # the whole bus goes (a logout): its service with it
             services[1].kill()
@@ -266,3 +273,133 @@ def test_the_shipped_icon_is_what_the_tool_draws() -> None:
     from tools import draw_icon
 
     assert icon_path().read_bytes() == draw_icon.png(draw_icon.pixels())
+
+
+# ---- a hung service, withdrawn pop-ups, clicks per server -------------------------------------
+
+
+@needs_bus
+def test_a_hung_service_falls_through_at_once_and_comes_back_without_stale_pop_ups(
+    bus: SessionBus, service: FakeNotifications, caplog: pytest.LogCaptureFixture
+) -> None:
+    """dunst stopped (SIGSTOP), not dead: its name stays on the bus and nothing answers. The
+    first notice waits a bounded time, the next ones none; the desktop is back as soon as the
+    service answers, and the notices it was not given then never pop up late."""
+    desktop = DesktopBackend(lambda p: None, env={BUS_VAR: bus.address})
+    chain = Chain(desktop)
+    try:
+        assert chain.deliver(1)[0] == "desktop"
+        service.hang()
+        with caplog.at_level(logging.INFO, logger="osf_tmux"):
+            via, fell = chain.deliver(2)
+            assert via == "terminal"
+            assert fell < 1.5  # one short timeout (it was two of 2 s)
+            via, then = chain.deliver(3)
+            assert via == "terminal"
+        assert "notification service hangs" in caplog.text
+        service.resume()
+        n = iter(range(4, 100))
+        retry_until(
+            lambda: chain.deliver(next(n))[0] == "desktop",
+            timeout=5,
+            what="the desktop to be used again once the service answers",
+        )
+        retry_until(lambda: desktop.info()["hung"] is False, timeout=5)
+        summaries = [s["summary"] for s in service.sent()]
+        assert not [s for s in summaries if s.endswith(("work:2.0", "work:3.0"))], summaries
+    finally:
+        service.resume()
+        desktop.close()
+    print(f"\nhung service: fell through in {fell * 1000:.0f} ms, then {then * 1000:.1f} ms")
+
+
+@needs_bus
+def test_a_notice_the_service_takes_too_late_is_withdrawn(bus: SessionBus, tmp_path: Path) -> None:
+    """A service that answers its capabilities but takes its time over Notify (it stalled
+    between the two): the notice falls through, and when it does land it is closed at once."""
+    slow = FakeNotifications(bus, tmp_path / "slow", notify_delay=1.5).start()
+    desktop = DesktopBackend(lambda p: None, env={BUS_VAR: bus.address})
+    chain = Chain(desktop)
+    try:
+        assert chain.deliver(1)[0] == "terminal"
+        [late] = retry_until(lambda: slow.sent() or None, timeout=10, what="the late Notify")
+        retry_until(lambda: late["id"] in slow.closed(), timeout=10, what="its withdrawal")
+    finally:
+        desktop.close()
+        slow.kill()
+
+
+@needs_bus
+def test_a_pop_up_is_withdrawn_when_its_prompt_goes(
+    bus: SessionBus, service: FakeNotifications
+) -> None:
+    from tests.test_notify import asking, move
+
+    desktop = DesktopBackend(lambda p: None, env={BUS_VAR: bus.address})
+    chain = Chain(desktop)
+    try:
+        prompt = asking("Do you want to proceed?", "rm -rf build")
+        chain.notifier.on_transition(move("working", "blocked", snap=prompt))
+        [popup] = service.sent()
+        assert service.closed() == []
+        chain.notifier.on_transition(move("blocked", "working", rule="spinner"))  # answered
+        retry_until(lambda: service.closed() == [popup["id"]], timeout=5, what="the withdrawal")
+    finally:
+        desktop.close()
+
+
+@needs_bus
+@pytest.mark.parametrize("server", ["dunst", "gnome-shell"])
+def test_closing_a_pop_up_shows_its_pane_under_dunst_only(
+    bus: SessionBus, tmp_path: Path, server: str
+) -> None:
+    """dunst's default left click closes the pop-up (reason 2, dismissed by the user) instead of
+    running its action: under dunst that is the click. A right click there closes them all at
+    once: no pane. Elsewhere a close is a close (the click runs the action)."""
+    service = FakeNotifications(bus, tmp_path / server, server=server).start()
+    clicked: list[str] = []
+    desktop = DesktopBackend(clicked.append, env={BUS_VAR: bus.address})
+    chain = Chain(desktop)
+    try:
+        assert chain.deliver(1)[0] == "desktop"
+        service.dismiss()
+        retry_until(lambda: service.dismissed() == [1], timeout=5, what="the close")
+        if server == "dunst":
+            retry_until(lambda: clicked == ["%1"], timeout=5, what="the pane to be shown")
+        chain.deliver(2)
+        service.click()  # the action works everywhere (dunst: the middle click)
+        retry_until(lambda: clicked[-1:] == ["%2"], timeout=5, what="the click")
+        chain.deliver(3)
+        chain.deliver(4)
+        service.dismiss_all()
+        retry_until(lambda: len(service.dismissed()) == 4, timeout=5, what="the closes")
+        # A jump would come DISMISS_BURST after the closes: wait that out, then there is none.
+        until = time.monotonic() + 3 * DISMISS_BURST
+        retry_until(lambda: time.monotonic() > until, timeout=5)
+        assert clicked == (["%1", "%2"] if server == "dunst" else ["%2"])
+    finally:
+        desktop.close()
+        service.kill()
+
+
+@needs_bus
+def test_doctors_probe_tells_a_dead_service_from_a_hung_one_and_from_no_bus(
+    bus: SessionBus, service: FakeNotifications, tmp_path: Path
+) -> None:
+    from osf_tmux.plugin.doctor import probe_desktop
+
+    env = {"XDG_RUNTIME_DIR": str(tmp_path)}  # no per-user bus socket there
+    found = probe_desktop(bus.address, env)
+    assert found.answers and found.server == "osf-fake-notifications"
+    service.hang()
+    try:
+        assert probe_desktop(bus.address, env).failure == "hung"
+    finally:
+        service.resume()
+    service.kill()
+    gone = probe_desktop(bus.address, env)
+    assert (gone.answers, gone.failure) == (False, "no-service")
+    assert "was not provided" in gone.reason
+    assert probe_desktop("", env).failure == "no-bus"
+    bus.stop()
+    assert probe_desktop(bus.address, env).failure == "bus-gone"

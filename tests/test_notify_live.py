@@ -36,6 +36,7 @@ pytestmark = [
 
 CAPTURE = Path(__file__).resolve().parent.parent / "captures/claude-2.1.328/c_bash_yes-120x32.bytes"
 BLOCKED_AT = 5676  # the Bash permission prompt (c_bash_yes-120x32.labels.json)
+WORKING_AT = 7176  # approved: the tool runs
 # The prompt's question and command rows as Claude Code draws them, and what a hostile command
 # would put there instead: command substitution, backticks, quotes, a `;`.
 QUESTION = b"Do\x1b[5Gyou\x1b[9Gwant\x1b[14Gto\x1b[17Gproceed?"
@@ -102,9 +103,9 @@ class Rig:
     def notify_status(self) -> dict[str, Any]:
         return dict(self.daemon.status().get("notify") or {})
 
-    def doctor(self) -> dict[str, dict[str, Any]]:
+    def doctor(self) -> tuple[int, dict[str, dict[str, Any]]]:
         out = self.daemon.cli("doctor", "--json")
-        return {c["name"]: c for c in json.loads(out.stdout)}
+        return out.returncode, {c["name"]: c for c in json.loads(out.stdout)}
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +122,6 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
     (home / "run").mkdir()  # ... and no per-user bus socket in its runtime dir either
     server.cmd("set-environment", "-g", BUS_VAR, bus.address)
     server.cmd("set-option", "-g", "@osf-notify-command", COMMAND.format(work=work))
-    server.cmd("set-option", "-g", "@osf-notify-cooldown", "600")  # the test outlasts 30 s
     it = Rig(server, bus, service, daemon, work, home, [])
     daemon.start()
     try:
@@ -169,7 +169,7 @@ def test_status_and_doctor_report_the_daemons_own_path(rig: Rig) -> None:
     assert desktop["bus_from"] == "tmux's global environment"
     assert desktop["last_ok"] > time.time() - 60
     assert status["last"]["via"] == "desktop"
-    checks = rig.doctor()
+    _, checks = rig.doctor()
     note = checks["notifications"]
     assert note["level"] == "ok", note
     assert "through the desktop" in note["message"] and rig.bus.address in note["message"]
@@ -193,10 +193,11 @@ def test_service_dies_the_next_prompt_reaches_the_terminal(rig: Rig) -> None:
     assert "desktop notification failed: the notification service did not take it" in rig.log()
     assert len(rig.service.sent()) == before
     retry_until(lambda: rig.notify_status().get("path") == "terminal", timeout=10)
-    note = rig.doctor()["notifications"]
-    assert note["level"] == "warn"
+    status, checks = rig.doctor()
+    note = checks["notifications"]
+    assert note["level"] == "warn" and status == 2
     assert "not the desktop" in note["message"] and "was not provided" in note["message"]
-    assert "set-environment -g DBUS_SESSION_BUS_ADDRESS" in note["fix"]
+    assert "start your notification daemon" in note["fix"]  # the service died, not the bus
 
 
 def test_service_back_the_desktop_again(rig: Rig) -> None:
@@ -205,18 +206,43 @@ def test_service_back_the_desktop_again(rig: Rig) -> None:
     retry_until(lambda: rig.popups_for(feeder) or None, timeout=10, what="a pop-up again")
     retry_until(lambda: rig.notify_status().get("path") == "desktop", timeout=10)
     assert "desktop notifications work (again)" in rig.log()
+    assert rig.doctor()[1]["notifications"]["level"] == "ok"
+
+
+def test_a_prompt_answered_unseen_and_asked_again_notifies_again(rig: Rig) -> None:
+    """Answered without anyone looking (send-keys, a phone): its pop-up goes, and the same
+    question asked again a moment later is a new prompt."""
+    feeder, _ = rig.block()
+    [first] = retry_until(lambda: rig.popups_for(feeder) or None, timeout=10, what="the pop-up")
+    feeder.write(CAPTURE.read_bytes()[BLOCKED_AT:WORKING_AT])
+    retry_until(
+        lambda: first["id"] in rig.service.closed(), timeout=10, what="the pop-up to be withdrawn"
+    )
+    feeder.write(b"\x1b[H\x1b[2J" + prompt_bytes())
+    retry_until(
+        lambda: len(rig.popups_for(feeder)) == 2, timeout=10, what="the question notified again"
+    )
 
 
 def test_a_restarted_daemon_does_not_notify_again(rig: Rig) -> None:
+    retry_until(  # every notification's command has finished (they run on their own)
+        lambda: rig.log().count("notify command for") == rig.log().count("notified via"),
+        timeout=10,
+        what="the notify commands to finish",
+    )
     popups = len(rig.service.sent())
     runs = (rig.work / "runs").read_text()
     rig.daemon.stop()
     mark = len(rig.log())
     rig.daemon.start()
     waiting = [f.pane for f in rig.panes]
-    # Every pane is judged blocked again by the new daemon, and each is held by its cooldown.
+    # Every pane is judged blocked again by the new daemon, and each is held: notified already.
+    held = "not notified, already notified for this prompt, which still waits"
     retry_until(
-        lambda: all(f"{pane}: not notified, cooldown" in rig.log()[mark:] for pane in waiting),
+        lambda: (
+            all(f"{pane} " in rig.log()[mark:] for pane in waiting)
+            and rig.log()[mark:].count(held) >= len(waiting)
+        ),
         timeout=15,
         what="the new daemon to judge every waiting pane",
     )

@@ -507,6 +507,89 @@ def test_older_layout(c: Case, cols: int, manifest: Manifest) -> None:
     assert state == c.want, f"{c.name} at {cols} columns: got {state} by rule {rule}"
 
 
+# --- 1.0.4x (mid-2026): ask_user's Question box, the activity row above the input box ------
+# Laid out as 1.0.43 draws them (captures/copilot-1.0.43-lab), with either hint row: 1.0.43's
+# and the lower-case one of later releases.
+
+FOOTER_1_0_4X = "/ commands · ? help"
+ASKING = [" ❯ set up a database", "", " ● I need one decision from you.", "",
+          " ○ Asking user Which database should the app use?", ""]  # fmt: skip
+CHOICES = ["PostgreSQL (Recommended)", "SQLite", "Other (type your answer)"]
+
+
+def question_box(cols: int, hint: str) -> list[str]:
+    return dialog_box(
+        cols, "Question", [], "Which database should the app use?", CHOICES, hint=hint
+    )
+
+
+def box_1_0_4x(cols: int, spinner: str | None = None, above: list[str] | None = None) -> list[str]:
+    """The input box of 1.0.4x: the activity row (if any) sits right on the context row."""
+    rule = "─" * cols
+    foot = FOOTER_1_0_4X + (" · ctrl+q enqueue" if spinner else "")
+    rows = [*(above or []), *([spinner] if spinner else [])]
+    return [*rows, " ~/src/proj [⎇ main]", rule, "❯ ", rule, footer(foot, cols)]
+
+
+CASES_1_0_4X = [
+    Case(
+        "question-box-1.0.43",
+        lambda c: ASKING + question_box(c, "↑↓ to select · Enter to confirm · Esc to cancel"),
+        "blocked",
+    ),
+    Case(
+        "question-box-later-hint",
+        lambda c: ASKING + question_box(c, "↑/↓ to select · enter to confirm · esc to cancel"),
+        "blocked",
+    ),
+    Case(
+        "working-row", lambda c: ASKING[:4] + box_1_0_4x(c, "● Thinking (Esc to cancel)"), "working"
+    ),
+    Case(
+        "working-row-streamed",
+        lambda c: ASKING[:4] + box_1_0_4x(c, "◉ Thinking (Esc to cancel · 162 B)"),
+        "working",
+    ),
+    Case("idle", lambda c: ASKING[:4] + box_1_0_4x(c), "idle"),
+    Case(
+        # an answer that ends with the hint's words: a blank row parts it from the input box
+        "idle-answer-with-the-words",
+        lambda c: (
+            ASKING[:2] + box_1_0_4x(c, above=[" ● Press Esc when it asks (Esc to cancel)", ""])
+        ),
+        "idle",
+    ),
+    Case(
+        # the Question box quoted in a draft: the input box is still the bottom element
+        "idle-draft-with-the-question",
+        lambda c: (
+            ASKING[:4]
+            + input_box(
+                c,
+                [
+                    "│ ❯ 1. PostgreSQL (Recommended)",
+                    "│ ↑/↓ to select · enter to confirm · esc to cancel │",
+                ],
+            )
+        ),
+        "idle",
+    ),
+]
+
+
+@pytest.mark.parametrize("cols", WIDTHS)
+@pytest.mark.parametrize("c", CASES_1_0_4X, ids=[c.name for c in CASES_1_0_4X])
+def test_layout_1_0_4x(c: Case, cols: int, manifest: Manifest) -> None:
+    rows = c.build(cols)  # type: ignore[operator]
+    state, rule = _state(manifest, rows, cols, c.height)
+    assert state == c.want, f"{c.name} at {cols} columns: got {state} by rule {rule}"
+
+
+def test_idle_1_0_4x_footer_is_recognised(manifest: Manifest) -> None:
+    """The drift canary counts idle screens no rule names: the 1.0.4x footer is named."""
+    assert _state(manifest, ASKING[:4] + box_1_0_4x(80), 80, 24) == ("idle", "idle-footer")
+
+
 def test_hint_row_wrapped_at_40_columns(manifest: Manifest) -> None:
     """Below ~45 columns the dialog's hint row wraps onto a second row (seen live at 40)."""
     rows = transcript(40, HISTORY) + bash_dialog(40)

@@ -146,7 +146,6 @@ def test_transcript_quoting_an_old_confirmation_above_an_idle_box(manifest: Mani
         ["node", "/root/.cache/osf-agentlab/npm-grok/node_modules/.bin/grok"],
         ["node", "/usr/local/bin/grok"],
         ["node", "/usr/lib/node_modules/@vibe-kit/grok-cli/dist/index.js"],
-        ["grok", "-d", "/tmp/proj"],
     ],
 )
 def test_identified_from_its_processes(argv: list[str]) -> None:
@@ -160,6 +159,11 @@ def test_identified_from_its_processes(argv: list[str]) -> None:
         ["node", "/home/u/projects/grok-notes/index.js"],
         ["python3", "grok.py"],
         ["node", "/usr/lib/node_modules/@qwen-code/qwen-code/cli.js"],
+        # A process named `grok` is xAI's Grok Build (tests/test_rules_grok_build.py).
+        ["grok", "-d", "/tmp/proj"],
+        [
+            "/root/.cache/osf-agentlab/grok-build-venv/lib/python3.13/site-packages/grok_cli_bin/bin/grok"
+        ],
     ],
 )
 def test_not_taken_for_grok(argv: list[str]) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from osf_tmux.judge.classify import Verdict, classify
 from osf_tmux.judge.combine import Observation, PaneTracker, Timing
 from osf_tmux.judge.corpus import Capture, find_captures
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.snapshot import Snapshot
@@ -75,11 +76,16 @@ def has_prompt(capture: Capture) -> bool:
     return any(s["state"] == "blocked" for s in segments) and bool(capture.timing())
 
 
-def replay(capture: Capture, timing: Timing | None = None) -> Replayed:
+def replay(
+    capture: Capture, timing: Timing | None = None, manifest: Manifest | None = None
+) -> Replayed:
+    """`manifest`: the rules to judge with (default: the shipped ones for the capture's
+    agent)."""
     labels = capture.labels()
     agent, size = capture.agent(), capture.size()
     assert agent and size, f"{capture.name}: no agent or size in its labels"
-    manifest = load_rules().get(agent)
+    if manifest is None:
+        manifest = load_rules().get(agent)
     data = capture.bytes_path.read_bytes()
     arrivals = capture.timing() or []
     screen = PaneScreen(*size)
@@ -96,6 +102,7 @@ def replay(capture: Capture, timing: Timing | None = None) -> Replayed:
             quiet=now - changed,
             output_flow=manifest.output_flow,
             snapshot=snap,
+            holds=manifest.holds,
         )
         state = tracker.update(obs, now, now).state
         if not states or states[-1][1] != state:

@@ -46,4 +46,9 @@ class UnknownAgent(KeyError):
 def agent_module(name: str) -> AgentModule:
     if name not in HOOKED:
         raise UnknownAgent(name)
-    return cast(AgentModule, importlib.import_module(f"osf_tmux.agents.{name}"))
+    return cast(AgentModule, importlib.import_module(f"osf_tmux.agents.{module_name(name)}"))
+
+
+def module_name(agent: str) -> str:
+    """The module of an agent id: ids may hold a hyphen (`grok-build`), modules cannot."""
+    return agent.replace("-", "_")

@@ -65,7 +65,7 @@ def _agent_module(agent: str) -> Any:
 
     if agent not in HOOKED:
         return None
-    name = "osf_tmux.agents." + agent
+    name = "osf_tmux.agents." + agent.replace("-", "_")  # `grok-build`: grok_build.py
     __import__(name)
     return sys.modules[name]
 

@@ -129,11 +129,12 @@ def list_cmd(server: ServerSpec, as_json: bool) -> None:
 def doctor_cmd(server: ServerSpec, as_json: bool) -> None:
     """Check everything osf-tmux depends on and say what to do about each problem.
 
-    Exits 1 when something is broken."""
+    Exits 1 when something is broken, 2 when something works worse than it could (a
+    warning)."""
     checks = doc.run_all(Tmux(server), DaemonFiles.for_server(server))
     click.echo(doc.as_json(checks) if as_json else doc.render(checks))
-    if any(c.level == "fail" for c in checks):
-        sys.exit(1)
+    if status := doc.exit_status(checks):
+        sys.exit(status)
 
 
 @click.group("plugin")

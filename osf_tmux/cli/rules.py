@@ -243,7 +243,8 @@ def rules_check(files: tuple[str, ...]) -> None:
                 click.echo(f"error: {problem}", err=True)
             continue
         extends = f", extends {m.extends}" if m.extends else ""
-        click.echo(f"ok: {path} ({m.agent}, {len(m.rules)} rules{extends})")
+        holds = f", {len(m.holds)} hold{'s' * (len(m.holds) != 1)}" if m.holds else ""
+        click.echo(f"ok: {path} ({m.agent}, {len(m.rules)} rules{holds}{extends})")
     if failed:
         raise click.ClickException(f"{failed} of {len(paths)} manifests have problems")
 

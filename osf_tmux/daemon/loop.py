@@ -140,6 +140,9 @@ class Transition:
     before: PaneState
     after: PaneState
     snapshot: Snapshot | None  # the screen that decided it, when the screen did
+    # Whether `before` and `after` only stand in for a prompt that went, not confirmed yet
+    # (PaneTracker.standing_in): notifications tell an answer from a redraw by it.
+    standing_in: tuple[bool, bool] = (False, False)
 
 
 @dataclass
@@ -627,7 +630,7 @@ class Daemon:
             self.counters["classified"] += judge.classified - classified
         else:
             w.verdict = None
-        before = w.tracker.current
+        before, stood_in = w.tracker.current, w.tracker.standing_in
         now = self.clock.now()
         after = w.tracker.update(self._observe(w, snap), now, self.clock.wall())
         if after != before:
@@ -646,7 +649,8 @@ class Daemon:
         if self.on_transition is not None:
             agent = w.manifest.agent if w.manifest else None
             try:
-                self.on_transition(Transition(w.info, agent, before, after, snap))
+                stand_ins = (stood_in, w.tracker.standing_in)
+                self.on_transition(Transition(w.info, agent, before, after, snap, stand_ins))
             except Exception:  # a notifier must never take the daemon down
                 log.exception("%s: on_transition failed", w.info.pane_id)
         return True
@@ -691,6 +695,7 @@ class Daemon:
             quiet=self.clock.now() - w.last_change,
             output_flow=w.manifest.output_flow if w.manifest is not None else None,
             snapshot=snap,
+            holds=w.manifest.holds if w.manifest is not None else (),
         )
 
     def _gone(self, w: PaneWatch) -> None:

@@ -65,6 +65,12 @@ def _failure(rule: Rule, regions: _Regions) -> str | None:
     return None
 
 
+def rule_matches(rule: Rule, snap: Snapshot) -> bool:
+    """Whether one rule's conditions hold on `snap` (for the holds the pane tracker applies,
+    which classify does not run)."""
+    return _failure(rule, _Regions(snap)) is None
+
+
 # A condition as classify runs it: the pattern's search and the index of its region's text.
 _Check = tuple[Finder, int]
 

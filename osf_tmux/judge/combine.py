@@ -3,7 +3,8 @@ become the state a pane shows.
 
 Priority, strongest first: a blocked screen; a fresh agent report; the shell back in the
 foreground (no agent); the other screen rules; for a manifest with `output_flow`, output that
-flows (output_flow.py). `blocked` and `working` are entered at once; a return to idle is
+flows (output_flow.py); a pane already `working` stays so while one of its manifest's holds
+applies (holds.py). `blocked` and `working` are entered at once; a return to idle is
 confirmed for a moment so that one redraw cannot flap the bar, and a prompt that is only being
 redrawn (erased, not yet drawn again) is not taken for an answered one."""
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from osf_tmux.judge.classify import Verdict
+from osf_tmux.judge.holds import Holds
+from osf_tmux.judge.manifest import Rule
 from osf_tmux.judge.output_flow import OutputFlow
 from osf_tmux.vt.snapshot import Snapshot
 
@@ -61,6 +64,9 @@ class Observation:
     # with both, a screen that no rule calls busy still reads `working` while its text changes.
     output_flow: float | None = None
     snapshot: Snapshot | None = None
+    # The manifest's holds (rules with `while_changing`): they keep a working pane working
+    # while their region's text changes.
+    holds: tuple[Rule, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,16 +99,28 @@ class PaneTracker:
         self._after_prompt = False  # `working` only because a prompt just went away
         self._last_seen = float("-inf")
         self._flow: OutputFlow | None = None
+        self._holds: Holds | None = None
         # The screen that last showed the prompt, and since when the screen has been that one
         # with rows erased and nothing new drawn (the prompt being redrawn).
         self._prompt_rows: tuple[str, ...] = ()
         self._erased_since: float | None = None
         self._erased = False
 
+    @property
+    def standing_in(self) -> bool:
+        """Whether the state only stands in for a prompt that went (`working` right after
+        `blocked`, the return to the agent's input not confirmed yet): a redraw looks the same."""
+        return self._after_prompt
+
     def deadline(self) -> float | None:
         """Monotonic time at which `update` should run again even without news."""
         if self.current.rule == OUTPUT_FLOW_RULE and self._flow is not None:
             return self._flow.ends()
+        if self._holds is not None and self._idle_since is None:
+            # Working by a hold: look again when it lapses (then the return to idle is timed)
+            lapses = self._holds.ends(self.current.rule)
+            if lapses is not None and self.current.state == "working":
+                return lapses
         if self._erased_since is not None:
             return self._erased_since + self.timing.redraw_grace
         if self._idle_since is None:
@@ -122,6 +140,17 @@ class PaneTracker:
             self._flow.observe(obs.snapshot, now)
         return self._flow.flowing(now)
 
+    def _held(self, obs: Observation, now: float) -> Rule | None:
+        """The hold that applies now, if the manifest has any (judge/holds.py)."""
+        if not obs.holds:
+            self._holds = None
+            return None
+        if self._holds is None or self._holds.rules is not obs.holds:
+            self._holds = Holds(obs.holds)
+        if obs.snapshot is not None:
+            self._holds.observe(obs.snapshot, now)
+        return self._holds.holding(now)
+
     def _idle_confirmed(self, now: float) -> bool:
         """An agent that still prints (Codex streaming its answer hides its status row) has not
         returned to its prompt yet, however idle one frame looks."""
@@ -135,12 +164,16 @@ class PaneTracker:
             self._last_seen = wall
         self._quiet_since = now - obs.quiet
         flowing = self._flowing(obs, now)
+        held = self._held(obs, now)
         raw, rule, source = self._raw(obs, wall)
         cur = self.current.state
         if raw is None:
             return self._set(None, None, "none", wall)
         if raw in ("idle", "done") and source == "screen" and flowing:
             raw, rule = "working", OUTPUT_FLOW_RULE
+        elif raw in ("idle", "done") and source == "screen" and cur == "working" and held:
+            # Still drawing what the turn produced, with nothing on screen saying so.
+            raw, rule = "working", held.id
         if raw == "blocked" and source == "screen" and obs.snapshot is not None:
             self._prompt_rows = obs.snapshot.rows
         if raw in ("blocked", "working"):

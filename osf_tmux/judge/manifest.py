@@ -37,7 +37,7 @@ _TOP_KEYS = {
     "output_flow",
     "extends",
 }
-_RULE_KEYS = {"id", "state", "region", "all", "any", "not", "note", "answer"}
+_RULE_KEYS = {"id", "state", "region", "all", "any", "not", "note", "answer", "while_changing"}
 _AGENT_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 OUTPUT_FLOW_MAX = 60.0  # seconds; longer would keep a pane `working` long after it stopped
 
@@ -91,6 +91,10 @@ class Rule:
     # Keys for this rule's prompt when they differ from the manifest's [answer] (a dialog's
     # second stage, where the usual keys would do something else).
     answer: Answer | None = None
+    # Seconds: a hold, not a screen rule. It keeps a pane that already reads `working` working
+    # while its conditions match and its region's text changed within this long (an answer
+    # drawn with nothing on screen saying so); classify never sees it (judge/holds.py).
+    while_changing: float | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,9 @@ class Manifest:
     # Seconds: a screen no rule calls blocked or busy reads `working` while its text changed
     # within this long (judge/output_flow.py); None: the rules alone decide.
     output_flow: float | None = None
+    # The rules with `while_changing`, kept apart from `rules`: they need time, which the pure
+    # classification has not; the pane tracker applies them (judge/combine.py).
+    holds: tuple[Rule, ...] = ()
     extends: str | None = None  # the agent whose manifest this one builds on (merged by now)
     # The top-level keys the file itself gave: what `extends` takes from the base instead.
     given: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
@@ -201,7 +208,7 @@ def extend(base: Manifest, own: Manifest) -> Manifest:
     `process_args`, `process_not` gives all three), `[answer]` and `output_flow` are the base's
     unless the file gives its own (a program that gives its own names is another program);
     agent, name and aliases are always its own."""
-    mine = {r.id for r in own.rules}
+    mine = {r.id for r in (*own.rules, *own.holds)}
     inherited = [r for r in base.rules if r.id not in mine]
 
     def blocked_first(rules: Iterable[Rule]) -> list[Rule]:
@@ -224,6 +231,7 @@ def extend(base: Manifest, own: Manifest) -> Manifest:
     return replace(
         own,
         rules=rules,
+        holds=(*own.holds, *(h for h in base.holds if h.id not in mine)),
         processes=own.processes if named else base.processes,
         process_args=own.process_args if named else base.process_args,
         process_not=own.process_not if named else base.process_not,
@@ -335,12 +343,13 @@ def parse_manifest(data: Mapping[str, Any], source: str) -> Manifest:
         display,
         processes,
         process_args,
-        tuple(rules),
+        tuple(r for r in rules if r.while_changing is None),
         source,
         answer,
         aliases=aliases,
         process_not=process_not,
         output_flow=float(output_flow) if output_flow is not None else None,
+        holds=tuple(r for r in rules if r.while_changing is not None),
         extends=extends,
         given=frozenset(data),
     )
@@ -396,10 +405,38 @@ def _parse_rule(
             problems.add("only a blocked rule's prompt can be answered", label, "answer")
     if not groups["all"] and not groups["any"] and len(problems.items) == before:
         problems.add("needs at least one condition in 'all' or 'any'", label)
+    while_changing = raw.get("while_changing")
+    if while_changing is not None:
+        if (
+            isinstance(while_changing, bool)
+            or not isinstance(while_changing, (int, float))
+            or not 0 < while_changing <= OUTPUT_FLOW_MAX
+        ):
+            problems.add(
+                f"must be a number of seconds, more than 0 and at most {OUTPUT_FLOW_MAX:g}",
+                label,
+                "while_changing",
+            )
+        if state != "working":
+            problems.add(
+                "only a working rule can hold a pane while its screen changes",
+                label,
+                "while_changing",
+            )
     if len(problems.items) > before:
         return None
     assert isinstance(rule_id, str) and isinstance(state, str) and isinstance(note, str)
-    return Rule(rule_id, state, region, groups["all"], groups["any"], groups["not"], note, answer)
+    return Rule(
+        rule_id,
+        state,
+        region,
+        groups["all"],
+        groups["any"],
+        groups["not"],
+        note,
+        answer,
+        float(while_changing) if while_changing is not None else None,
+    )
 
 
 def _conditions(

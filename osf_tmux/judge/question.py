@@ -60,3 +60,52 @@ def menu_options(snap: Snapshot | None) -> list[tuple[str, str]]:
         if m and len(m.group(1)) == 1 and m.group(1) != "0":
             found.setdefault(m.group(1), clean(m.group(2), 160))
     return sorted(found.items())
+
+
+ABOVE_ROWS = 3  # rows above the question that name what it is about (a dialog's head)
+
+
+def ask_context(snap: Snapshot | None) -> tuple[str, ...]:
+    """The rows of the dialog around its question, nearest first: every row between it and
+    its menu (Codex's `$ command` under `Reason: …?`), then up to `ABOVE_ROWS` content rows
+    above it, upwards (Claude Code's command between dashed rules, Codex's `Running …` row).
+    What a person reads to know which command or file it asks about, in the order a message
+    cut short keeps best; () without a question."""
+    if snap is None:
+        return ()
+    content = _live(snap)
+    q = _asked(content)
+    if q is None:
+        return ()
+    above = [r for r in content[:q] if not _MENU_ROW.match(r)][-ABOVE_ROWS:]
+    below: list[str] = []
+    for row in content[q + 1 :]:
+        if _MENU_ROW.match(row):
+            break
+        below.append(row)
+    return tuple(clean(r, 160) for r in [*below, *reversed(above)])
+
+
+IDENTITY_LEAD = 160  # characters of text before the question's `?` that name the prompt
+
+
+def prompt_identity(snap: Snapshot | None) -> str:
+    """What makes a prompt the one a person would call the same question: the text of the
+    dialog up to its menu (the question and the command or file around it: Codex's command
+    under its `Reason: …?`), with the whitespace left out and counted in characters from the
+    question's `?`, not in rows, so that the prompt rewrapped by a resize reads the same. Not
+    the menu: narrow panes cut its labels short. '' when the screen shows no question."""
+    if snap is None:
+        return ""
+    rows = [r.strip(_BOX_SIDES) for r in snap.rows]
+    content = [r for r in rows if r and not is_rule_row(r)]
+    live = len(content) - len(content[-LIVE_ROWS:])
+    q = _asked(content[live:])
+    if q is None:
+        return ""
+    end = next(
+        (i for i in range(live + q + 1, len(content)) if _MENU_ROW.match(content[i])), len(content)
+    )
+    text = "".join("".join(content[:end]).split())
+    cut = text.rfind("?") + 1
+    return text[max(0, cut - IDENTITY_LEAD) : cut] + text[cut:]

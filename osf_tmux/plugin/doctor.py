@@ -1,7 +1,7 @@
 """`osf-tmux doctor`: everything that can keep states from showing, each with what to do.
 
-Checks are plain functions returning `Check`s so that tests can run them one by one; only
-`fail` makes the command exit non-zero (`warn` works but worse, `info` is a fact)."""
+Checks are plain functions returning `Check`s so that tests can run them one by one. `fail`
+makes the command exit 1, `warn` (works, but worse) 2; `info` is a fact."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -262,14 +262,59 @@ def _when(at: Any, now: float) -> str:
     return f"{clock} ({max(0, round(now - at))}s ago)"
 
 
+SERVICE_FIX = (
+    "start your notification daemon (dunst, mako, or your desktop's own; `systemctl --user "
+    "status dunst` tells whether it runs) and run doctor again: the daemon uses it at the "
+    "next notification, no restart"
+)
+HUNG_FIX = (
+    "the notification daemon is stopped or stuck: continue it (kill -CONT) or restart it "
+    "(`systemctl --user restart dunst`); until it answers notifications go to the terminal, "
+    "and pop-ups come back as soon as it does"
+)
+FIXES = {"no-bus": BUS_FIX, "bus-gone": BUS_FIX, "no-service": SERVICE_FIX, "hung": HUNG_FIX}
+
+
+@dataclass(frozen=True)
+class Probe:
+    answers: bool
+    failure: str  # notify_desktop.FAILURES, '' when it answers
+    reason: str
+    server: str = ""
+
+
+def probe_desktop(bus: str, env: Mapping[str, str]) -> Probe:
+    """Ask the notification service on `bus` now ('' for the bus this shell would find)."""
+    from osf_tmux.plugin.notify_desktop import BUS_VAR, DesktopBackend
+
+    own = {k: v for k, v in env.items() if k != BUS_VAR}
+    desktop = DesktopBackend(lambda pane: None, env={**own, BUS_VAR: bus} if bus else own)
+    try:
+        answers = desktop.probe()
+        return Probe(answers, desktop.failure, desktop.reason, desktop.server)
+    finally:
+        desktop.close()
+
+
+def _global_bus(tmux: Tmux) -> str:
+    from osf_tmux.plugin.notify_desktop import tmux_bus
+
+    try:
+        return tmux_bus(tmux)[1]
+    except TmuxError:
+        return ""
+
+
 def notifications(
     tmux: Tmux,
     status: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
     now: float | None = None,
+    probe: Callable[[str, Mapping[str, str]], Probe] = probe_desktop,
 ) -> list[Check]:
-    """The path the daemon itself uses (from its status.json), not what this shell would get:
-    the daemon may have another bus, or none. Without a daemon, a probe from here, said so."""
+    """The desktop as the daemon finds it, asked now on the daemon's own bus (from its
+    status.json: it may have another bus than this shell, or none), not how the last
+    notification went. Without a daemon, a probe from here, said so."""
     from osf_tmux.plugin.notify import read_config
 
     env = os.environ if env is None else env
@@ -277,25 +322,19 @@ def notifications(
     config = read_config(tmux)
     notify = (status or {}).get("notify") if (status or {}).get("running") else None
     if not isinstance(notify, Mapping):
-        return _probe_here(config)
+        return _probe_here(config, env, probe)
     states = ", ".join(sorted(config.states)) or "nothing (all notify options off)"
     backends = notify.get("backends") or {}
     desktop = backends.get("desktop") or {}
     bus, bus_from = desktop.get("bus") or "", desktop.get("bus_from") or "nowhere"
+    if not bus and (named := _global_bus(tmux)):
+        # Set since the daemon last looked: it takes it at the next notification.
+        bus, bus_from = named, "tmux's global environment"
     mine = env.get("DBUS_SESSION_BUS_ADDRESS", "")
     checks = []
-    path = notify.get("path")
     ways = _ways(config)
-    if path == "desktop":
-        checks.append(
-            Check(
-                "notifications",
-                "ok",
-                f"the daemon notifies on {states} through the desktop (bus {bus} from "
-                f"{bus_from}); last delivered {_when(desktop.get('last_ok'), now)}",
-            )
-        )
-    elif not config.desktop:
+    last = f"last delivered {_when(desktop.get('last_ok'), now)}"
+    if not config.desktop:
         level = "info" if ways else "warn"
         checks.append(
             Check(
@@ -305,27 +344,40 @@ def notifications(
                 "set -g @osf-notify-message on",
             )
         )
-    else:
-        reason = desktop.get("reason") or desktop.get("last_error") or "unknown"
-        lines = [
-            f"the daemon notifies on {states} through {', '.join(ways) or 'nothing'}, not "
-            f"the desktop: {reason}",
-            f"its session bus: {bus or 'none'} (from {bus_from})",
-        ]
-        if desktop.get("last_ok"):
-            lines.append(f"the desktop last worked {_when(desktop.get('last_ok'), now)}")
-        if desktop.get("last_error_at"):
-            lines.append(
-                f"last failure {_when(desktop.get('last_error_at'), now)}: "
-                f"{desktop.get('last_error')}"
+        return checks + _command_check(config, notify, now)
+    found = probe(bus, env) if bus else Probe(False, "no-bus", "no session bus address")
+    if found.answers:
+        server = f"{found.server} " if found.server else ""
+        checks.append(
+            Check(
+                "notifications",
+                "ok",
+                f"the daemon notifies on {states} through the desktop: the notification "
+                f"service {server}answers now on bus {bus} (from {bus_from}); {last}",
             )
-        if mine and mine != bus:
-            lines.append(f"this shell's bus is {mine}: the daemon does not use it")
-        # A desktop that worked, or a bus in this shell, says a desktop is there to reach.
-        level = "warn" if (desktop.get("last_ok") or mine or not ways) else "info"
-        checks.append(Check("notifications", level, "\n".join(lines), BUS_FIX))
-    checks += _command_check(config, notify, now)
-    return checks
+        )
+        return checks + _command_check(config, notify, now)
+    lines = [
+        f"the daemon notifies on {states} through {', '.join(ways) or 'nothing'}, not the "
+        f"desktop: {found.reason}",
+        f"its session bus: {bus or 'none'} (from {bus_from})",
+    ]
+    if desktop.get("last_ok"):
+        lines.append(f"the desktop last worked {_when(desktop.get('last_ok'), now)}")
+    if desktop.get("last_error_at"):
+        lines.append(
+            f"last failure {_when(desktop.get('last_error_at'), now)}: {desktop.get('last_error')}"
+        )
+    if mine and mine != bus:
+        lines.append(f"this shell's bus is {mine}: the daemon does not use it")
+    # A service on the bus that died or hangs, a desktop that worked, or a bus in this shell
+    # say a desktop is there to reach; a headless host (no bus, or an address left over from
+    # a session that ended) is a fact, as long as some other way is on.
+    there = found.failure in ("no-service", "hung") or desktop.get("last_ok") or mine
+    level = "warn" if (there or not ways) else "info"
+    fix = FIXES.get(found.failure, BUS_FIX)
+    checks.append(Check("notifications", level, "\n".join(lines), fix))
+    return checks + _command_check(config, notify, now)
 
 
 def _command_check(config: Any, notify: Mapping[str, Any], now: float) -> list[Check]:
@@ -358,19 +410,16 @@ def _command_check(config: Any, notify: Mapping[str, Any], now: float) -> list[C
     ]
 
 
-def _probe_here(config: Any) -> list[Check]:
-    from osf_tmux.plugin.notify_desktop import DesktopBackend
-
+def _probe_here(
+    config: Any, env: Mapping[str, str], probe: Callable[[str, Mapping[str, str]], Probe]
+) -> list[Check]:
     states = ", ".join(sorted(config.states)) or "nothing (all notify options off)"
     here = "checked from this shell, since no daemon runs to say what it uses"
-    desktop = DesktopBackend(lambda pane: None, timeout=2.0)
-    try:
-        if config.desktop and desktop.is_available():
-            return [Check("notifications", "ok", f"desktop notifications on {states} ({here})")]
-    finally:
-        desktop.close()
+    found = probe(env.get("DBUS_SESSION_BUS_ADDRESS", ""), env) if config.desktop else None
+    if found is not None and found.answers:
+        return [Check("notifications", "ok", f"desktop notifications on {states} ({here})")]
     ways = _ways(config)
-    why = desktop.reason if config.desktop else "desktop notifications are off"
+    why = found.reason if found is not None else "desktop notifications are off"
     if not ways:
         return [
             Check(
@@ -380,12 +429,13 @@ def _probe_here(config: Any) -> list[Check]:
                 "set -g @osf-notify-message on",
             )
         ]
+    fix = FIXES.get(found.failure, BUS_FIX) if found is not None else BUS_FIX
     return [
         Check(
             "notifications",
             "info",
             f"{why}; on {states} osf-tmux uses {', '.join(ways)} ({here})",
-            "desktop pop-ups need a session bus and a notification daemon: " + BUS_FIX,
+            "desktop pop-ups need a session bus and a notification daemon: " + fix,
         )
     ]
 
@@ -581,6 +631,12 @@ def command_on_path(env: Mapping[str, str], program: str | None = None) -> list[
             link,
         )
     ]
+
+
+def exit_status(checks: list[Check]) -> int:
+    """1 when something is broken, 2 when something works worse than it could, else 0."""
+    levels = {c.level for c in checks}
+    return 1 if "fail" in levels else 2 if "warn" in levels else 0
 
 
 def render(checks: list[Check]) -> str:

@@ -23,13 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from osf_tmux.clock import Clock, SystemClock
-from osf_tmux.judge.question import ask_excerpt, clean
+from osf_tmux.judge.question import ask_context, ask_excerpt, clean, prompt_identity
 from osf_tmux.plugin import options as po
-from osf_tmux.plugin.notify_cooldown import CooldownBook
+from osf_tmux.plugin.notify_prompts import PromptBook
 from osf_tmux.tmux import PaneInfo, Tmux, TmuxError
 
 if TYPE_CHECKING:
     from osf_tmux.daemon.loop import Transition
+    from osf_tmux.judge.combine import PaneState
 
 log = logging.getLogger("osf_tmux.plugin.notify")
 
@@ -90,11 +91,16 @@ class Notice:
     detail: str = ""
     session_id: str = ""
     since: float = 0.0  # wall-clock seconds: when the pane entered `state`
+    # The dialog's rows around the question (the command or file it is about), and what makes
+    # it the same question (osf_tmux/judge/question.py); both empty without a screen.
+    context: tuple[str, ...] = ()
+    identity: str = ""
+    session_name: str = ""
 
     @property
     def prompt(self) -> str:
         """What the pane asks, as far as the screen tells: a new one is worth a new notice."""
-        return f"{self.question}\n{self.detail}"
+        return self.identity or f"{self.question}\n{self.detail}"
 
     @property
     def title(self) -> str:
@@ -102,12 +108,27 @@ class Notice:
         return f"{self.agent} {verb} in {self.address}"
 
     @property
+    def about(self) -> tuple[str, ...]:
+        """What the question is about: the dialog's rows, else the row above the question."""
+        rows = self.context or ((self.detail,) if self.detail else ())
+        return tuple(r for r in rows if r and r != self.question)
+
+    @property
     def body(self) -> str:
-        return "\n".join(t for t in (self.question, self.detail) if t)
+        return clean_rows([self.question, *self.about], BODY_LIMIT)
 
     def line(self, limit: int = 200) -> str:
-        parts = [self.title, self.question, self.detail]
+        parts = [self.title, self.question, " · ".join(self.about)]
         return clean(" — ".join(p for p in parts if p), limit)
+
+
+BODY_LIMIT = 600
+
+
+def clean_rows(rows: Sequence[str], limit: int) -> str:
+    """Rows as lines of a pop-up's body, cut to `limit` characters in all."""
+    text = "\n".join(r for r in rows if r)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def notice_for(t: Transition) -> Notice:
@@ -122,7 +143,22 @@ def notice_for(t: Transition) -> Notice:
         detail=detail,
         session_id=t.pane.session_id,
         since=t.after.since,
+        context=ask_context(t.snapshot) if t.after.state == "blocked" else (),
+        identity=prompt_identity(t.snapshot) if t.after.state == "blocked" else "",
+        session_name=t.pane.session_name,
     )
+
+
+def _shown(state: PaneState, standing_in: bool) -> bool:
+    """Whether the agent itself showed `state` (a rule matched its screen, or a hook said so),
+    rather than the daemon standing in for a prompt that went away."""
+    return state.rule is not None and not standing_in
+
+
+def pane_key(pane: PaneInfo) -> str:
+    """A pane as the book of notified prompts knows it: `%5` of another tmux server (or after
+    the pane was closed and the id reused) runs another process."""
+    return f"{pane.pane_id}:{pane.pid}"
 
 
 # ---- how to say it -------------------------------------------------------------------------
@@ -218,7 +254,7 @@ class Notifier:
         clock: Clock | None = None,
         stamp: Path | None = None,
         inline: bool = False,
-        cooldowns: CooldownBook | None = None,
+        book: PromptBook | None = None,
         looking: Callable[[PaneInfo], bool] = tmux_seen,
         hooks: Sequence[Hook] = (),
     ) -> None:
@@ -227,10 +263,11 @@ class Notifier:
         self.clock = clock or SystemClock()
         self.stamp = stamp
         self.inline = inline
-        self.cooldowns = cooldowns or CooldownBook()
+        self.book = book or PromptBook()
         self.looking = looking
         self.hooks = list(hooks)
         self.health = Health()
+        self._down: dict[str, str] = {}  # the ways out of order, and why (warned once)
         self.on_change: Callable[[], None] | None = None  # the daemon: rewrite status.json
         self._stamp_seen = self._stamp_mtime()
         self.config = load_config()
@@ -243,8 +280,9 @@ class Notifier:
             self._thread.start()
 
     def on_transition(self, t: Transition) -> None:
-        """From the daemon's loop: hand over what may matter, decide nothing here."""
-        if t.after.state not in ("blocked", "done") and t.before.state != "blocked":
+        """From the daemon's loop: hand over what may matter, decide nothing here. (Every
+        transition between agent states does: one away from a prompt settles whether it went.)"""
+        if t.after.state is None and t.before.state != "blocked":
             return
         if self.inline:
             self.handle(t)
@@ -258,22 +296,27 @@ class Notifier:
         """Decide about one transition and deliver if it notifies."""
         self._maybe_reload()
         state, pane = t.after.state, t.pane
-        # Left `blocked` while on a client's screen: answered there, so the next question, even
-        # the same text, is a new one. (A prompt that flickers away unseen is not.)
-        answered = t.before.state == "blocked" and state != "blocked" and pane.seen
-        if answered and self.cooldowns.forget(pane.pane_id, "blocked"):
-            log.debug("%s: prompt answered; its cooldown is reset", pane.pane_id)
+        key, now = pane_key(pane), self.clock.wall()
+        if t.before.state == "blocked" and state != "blocked":
+            self._prompt_left(t, key, now)
+        elif (
+            state not in (None, "blocked")
+            and t.before.state not in (None, "blocked")
+            and self.book.forget(key, "blocked")
+        ):
+            # Settled on another state since: the prompt that left will not come back.
+            self._withdraw(pane.pane_id)
         if state is None or state not in self.config.states:
             return
         if pane.seen and self.looking(pane):
-            log.debug("%s: not notified, someone looks at it", pane.pane_id)
+            log.info("%s %s: not notified, someone looks at it", pane.pane_id, pane.address)
             return
         notice = notice_for(t)
-        now = self.clock.wall()
-        if not self.cooldowns.due(pane.pane_id, state, notice.prompt, now, self.config.cooldown):
-            log.debug("%s: not notified, cooldown", pane.pane_id)
+        why = self._held(t, key, notice, now)
+        if why:
+            log.info("%s %s: not notified, %s", pane.pane_id, pane.address, why)
             return
-        self.cooldowns.record(pane.pane_id, state, notice.prompt, now, self.config.cooldown)
+        self.book.notified(key, state, notice.prompt, now)
         self.deliver(notice)
         for hook in self.hooks:
             try:
@@ -281,6 +324,59 @@ class Notifier:
             except Exception:  # a hook must never take notifications down
                 log.exception("notification hook failed")
         self._changed()
+
+    def _prompt_left(self, t: Transition, key: str, now: float) -> None:
+        """The pane left `blocked`. To a state the agent shows itself (it works, it sits at its
+        input, a hook reported it), or while someone looked at it, the prompt went: whoever
+        answered it and however, the next prompt is a new one, and its pop-up is withdrawn.
+        To a screen no rule knows, to `working` only standing in for the prompt until the
+        agent's input is confirmed, or to no agent at all, it may be the same prompt being
+        redrawn (a resize, a re-seed): the entry stays, marked away since now."""
+        after, pane = t.after, t.pane
+        if after.state is not None and (pane.seen or _shown(after, t.standing_in[1])):
+            if self.book.forget(key, "blocked"):
+                log.debug("%s: the prompt went (%s)", pane.pane_id, after.rule or "answered")
+            self._withdraw(pane.pane_id)
+        else:
+            self.book.away(key, "blocked", now)
+
+    def _held(self, t: Transition, key: str, notice: Notice, now: float) -> str:
+        """Why this notice stays unsent ('' if it goes out). A prompt notifies once while it
+        waits; `cooldown` only covers the same prompt back from a screen no rule knew."""
+        state = notice.state
+        entry = self.book.same(key, state, notice.prompt)
+        if entry is None:
+            return ""
+        cooldown = self.config.cooldown
+        if state != "blocked":
+            age = now - entry.at
+            # A stamp from the future (the wall clock was set back) holds nothing up.
+            return (
+                f"notified {age:.0f}s ago (cooldown {cooldown:g}s)" if 0 <= age < cooldown else ""
+            )
+        if entry.away is None and t.before.state is None:
+            return (
+                "already notified for this prompt, which still waits "
+                "(the daemon restarted or lost the agent meanwhile)"
+            )
+        if t.before.state is not None and _shown(t.before, t.standing_in[0]):
+            return ""  # the agent showed another state in between: the prompt went
+        gone = now - (entry.away if entry.away is not None else entry.at)
+        if not 0 <= gone < cooldown:
+            return ""
+        return (
+            f"the same prompt back after {gone:.1f}s on a screen no rule knew "
+            f"(redrawn; cooldown {cooldown:g}s)"
+        )
+
+    def _withdraw(self, pane_id: str) -> None:
+        for backend in self.chain:
+            withdraw = getattr(backend, "withdraw", None)
+            if callable(withdraw):
+                try:
+                    withdraw(pane_id)
+                except Exception as exc:  # a pop-up left up is no reason to stop
+                    log.debug("could not withdraw %s's notification: %s", pane_id, exc)
 
     def deliver(self, notice: Notice) -> str:
         """Through the first backend that is available and does not fail; its name."""
@@ -291,24 +387,36 @@ class Notifier:
                 if not backend.is_available(notice):
                     why = getattr(backend, "reason", "")
                     skipped.append(f"{backend.name}: {why}" if why else backend.name)
+                    if why:
+                        self._outage(backend.name, why)
                     continue
                 backend.send(notice)
             except Exception as exc:  # a backend must never take notifications down
                 error = str(exc) or type(exc).__name__
                 self.health.failed(backend.name, error, now)
-                log.warning("%s notification failed: %s; trying the next way", backend.name, error)
+                self._outage(backend.name, f"{backend.name} notification failed: {error}")
                 skipped.append(f"{backend.name} failed: {error}")
                 continue
             self.health.ok(backend.name, now)
             self.health.delivered(backend.name, notice, now)
-            if self.health.went(backend.name, now) and backend.name == "desktop":
-                log.info("desktop notifications work (again)")
+            was_down = self._down.pop(backend.name, None) is not None
+            went = self.health.went(backend.name, now)
+            if was_down or (went and backend.name == "desktop"):
+                log.info("%s notifications work (again)", backend.name)
             self.delivered.append((backend.name, notice))
             del self.delivered[:-20]
             also = f" ({'; '.join(skipped)})" if skipped and backend.name != "none" else ""
             log.info("notified via %s%s: %s", backend.name, also, notice.line())
             return backend.name
         return "none"
+
+    def _outage(self, name: str, why: str) -> None:
+        """A way that does not work: a warning when it stops, not at every notification."""
+        if name in self._down:
+            log.debug("%s still does not work: %s", name, why)
+            return
+        self._down[name] = why
+        log.warning("%s; notifying the next way until it works again", why)
 
     def describe(self) -> str:
         """Which backend a notification would go through now (recorded as the path)."""

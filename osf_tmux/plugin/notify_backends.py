@@ -18,8 +18,8 @@ from pathlib import Path
 from osf_tmux.clock import Clock
 from osf_tmux.plugin.notify import Backend, Notice, Notifier, NotifyConfig, NullBackend, read_config
 from osf_tmux.plugin.notify_command import CommandRunner
-from osf_tmux.plugin.notify_cooldown import CooldownBook
 from osf_tmux.plugin.notify_desktop import DesktopBackend
+from osf_tmux.plugin.notify_prompts import PromptBook
 from osf_tmux.tmux import SEP, PaneInfo, Tmux, TmuxError
 
 log = logging.getLogger("osf_tmux.plugin.notify")
@@ -162,8 +162,8 @@ def default_chain(
 
 def start_notifier(tmux: Tmux, stamp: Path, state: Path | None = None) -> Notifier:
     """The daemon's notifier: options read now and after each plugin (re)load, which touches
-    `stamp`; cooldowns kept in `state`; a click on a desktop notification shows the pane on
-    the client used last."""
+    `stamp`; the prompts notified kept in `state`; a click on a desktop notification shows the
+    pane on the client used last."""
     from osf_tmux.plugin.jump import focus
 
     own = Tmux(tmux.server)  # its own instance: it runs on the notifier's threads
@@ -176,7 +176,7 @@ def start_notifier(tmux: Tmux, stamp: Path, state: Path | None = None) -> Notifi
         lambda: read_config(own),
         default_chain(own, on_click),
         stamp=stamp,
-        cooldowns=CooldownBook(state / "notify-cooldowns.json" if state else None),
+        book=PromptBook(state / "notify-prompts.json" if state else None),
         looking=lambda pane: looked_at(own, pane),
         hooks=[CommandRunner()],
     )

@@ -1,10 +1,20 @@
 """Desktop pop-ups through desktop-notifier, trusted only as far as they are seen to work.
 
 desktop-notifier's `send` swallows every error (it logs a warning and returns), so a send
-counts only when its `on_dispatched` callback ran. A failed send drops the connection and tries
-a fresh one at once (the notification service or the bus may have restarted); if that fails
-too the notice falls through to the next backend, and each later notification probes again
-(`get_capabilities` on a fresh connection: the real error in about a millisecond).
+counts only when its `on_dispatched` callback ran. Each send first asks the service for its
+capabilities (a millisecond when it answers): a service that is gone gives its error at once,
+and one that hangs (stopped, not dead) is found out within `timeout` without having been sent
+the notification, which it would otherwise show whenever it woke, long after the prompt. A
+failed send drops the connection and tries a fresh one at once (the notification service or
+the bus may have restarted); if that fails too the notice falls through to the next backend,
+and each later notification probes again. A hung service is not asked again while it hangs:
+its last question stays open, and the desktop is back the moment it answers. A pop-up is
+withdrawn (`CloseNotification`) when its prompt goes.
+
+A click on a pop-up shows its pane: the `default` action, which GNOME Shell, KDE Plasma and
+mako run on a left click. dunst's default configuration closes a pop-up on a left click (the
+action is on the middle one), so under dunst a pop-up closed by the person counts as a click
+too, unless several close at once (a right click closes them all).
 
 The bus comes from tmux, not from the environment the daemon happened to start with: the
 tmux session's environment (where `update-environment` puts what an attaching client has),
@@ -143,10 +153,9 @@ class DesktopBackend:
         self,
         on_click: Callable[[str], None],
         clock: Clock | None = None,
-        timeout: float = 2.0,
+        timeout: float = 0.5,
         tmux: Tmux | None = None,
         env: Mapping[str, str] | None = None,
-        hung_retry: float = 60.0,
     ) -> None:
         self.on_click = on_click
         self.clock = clock or SystemClock()
@@ -154,9 +163,10 @@ class DesktopBackend:
         self.tmux = tmux
         self.env = dict(os.environ if env is None else env)
         self.own_bus = self.env.get(BUS_VAR, "")
-        self.hung_retry = hung_retry
         self.reason = "not probed yet"
         self.bus = BusAddress(self.own_bus, "the daemon's own environment")
+        self.server = ""  # the notification service's name (GetServerInformation)
+        self.failure = ""  # why the last probe failed: one of FAILURES, '' when it answered
         self.last_ok: float | None = None
         self._bus_known = False
         self._retry_at = float("-inf")
@@ -164,12 +174,21 @@ class DesktopBackend:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._notifier: Any = None
+        # The question a hung service has not answered yet; it answering ends the hang.
+        self._hung: concurrent.futures.Future[Any] | None = None
+        self._shown: dict[str, tuple[Any, str]] = {}  # pane -> (its notifier, pop-up id)
+        self._dismissed: asyncio.TimerHandle | None = None
+        self._burst_until = float("-inf")
 
     # ---- the backend protocol --------------------------------------------------------------
 
     def is_available(self, notice: Notice | None = None) -> bool:
-        self._follow_bus(notice.session_id if notice else "")
+        self._follow_bus(notice.session_id if notice else "", notice.session_name if notice else "")
+        if self._hung is not None:
+            return False
         if self._notifier is not None:
+            if not self.server:  # connected while it hung: not asked yet
+                self.server = self._server_name(self._ensure_loop(), self._notifier) or "?"
             return True
         if self.clock.now() < self._retry_at:
             return False
@@ -181,6 +200,9 @@ class DesktopBackend:
         error = self._send_once(notice)
         if error is None:
             return
+        if self._hung is not None:  # a fresh connection would wait just as long
+            self.reason = f"the notification service does not answer ({error})"
+            raise DesktopFailed(self.reason)
         # The connection may be stale (the service or the bus restarted): a fresh one, once.
         self._drop()
         if self._connect():
@@ -197,11 +219,30 @@ class DesktopBackend:
         self.reason = f"the notification service did not take it ({error})"
         raise DesktopFailed(self.reason)
 
+    def withdraw(self, pane_id: str) -> None:
+        """Close the pane's pop-up, if one is up: its prompt went. Does not wait."""
+        shown = self._shown.pop(pane_id, None)
+        if shown is None or self._loop is None:
+            return
+        notifier, nid = shown
+        future = asyncio.run_coroutine_threadsafe(notifier.clear(nid), self._loop)
+        future.add_done_callback(_ignore_failure)
+        log.debug("desktop: withdrew the pop-up for %s", pane_id)
+
+    def probe(self) -> bool:
+        """Whether a notification service answers now, on a fresh connection (for `doctor`)."""
+        self._follow_bus("")
+        self._drop()
+        self._retry_at = float("-inf")
+        return self._connect()
+
     def info(self) -> dict[str, Any]:
         return {
             "bus": self.bus.address,
             "bus_from": self.bus.source,
             "connected": self._notifier is not None,
+            "hung": self._hung is not None,
+            "server": self.server,
             "reason": self.reason,
         }
 
@@ -217,7 +258,7 @@ class DesktopBackend:
 
     # ---- the bus ---------------------------------------------------------------------------
 
-    def _follow_bus(self, session_id: str) -> None:
+    def _follow_bus(self, session_id: str, session_name: str = "") -> None:
         """Use the bus tmux names now; a different one drops the connection to the old."""
         if self.tmux is None:
             found = find_bus("", "", self.own_bus, self.env)
@@ -227,7 +268,7 @@ class DesktopBackend:
             except TmuxError as exc:
                 log.debug("could not read tmux's environment: %s", exc)
                 return
-            found = find_bus(sess, glob, self.own_bus, self.env, session_id)
+            found = find_bus(sess, glob, self.own_bus, self.env, session_name or session_id)
         if self._bus_known and found.address == self.bus.address:
             self.bus = found  # the same bus, perhaps now found in another place
             return
@@ -258,48 +299,138 @@ class DesktopBackend:
         try:
             loop = self._ensure_loop()
             notifier = self._run(loop, _construct(DesktopNotifier, Icon(path=icon_path())))
-            self._run(loop, notifier.get_capabilities())
+            asked = asyncio.run_coroutine_threadsafe(notifier.get_capabilities(), loop)
+            self._wait(asked, notifier)
         except Exception as exc:
-            hung = isinstance(exc, TimeoutError | concurrent.futures.TimeoutError)
+            hung = _is_timeout(exc)
             what = f"no answer within {self.timeout:g}s" if hung else f"{type(exc).__name__}: {exc}"
             self._probe_error = what
-            if not self.bus.address and not hung:
+            self.failure = _failure(exc, self.bus.address)
+            if self.failure == "no-bus":
                 what = f"{NO_BUS} ({what})"
             self.reason = f"no notification service answers ({what})"
-            # A bus that hangs would hold every notification up: ask again only later.
-            self._retry_at = self.clock.now() + (self.hung_retry if hung else 0.0)
-            if notifier is not None:
+            if hung:
+                self._notifier = notifier  # kept: its open question says when the hang ends
+            elif notifier is not None:
                 self._disconnect(notifier)
             return False
         self._notifier = notifier
+        self.failure = ""
+        self.server = self._server_name(loop, notifier)
         self.reason = "a notification service answers"
         return True
+
+    def _server_name(self, loop: asyncio.AbstractEventLoop, notifier: Any) -> str:
+        interface = getattr(getattr(notifier, "_backend", None), "interface", None)
+        ask = getattr(interface, "call_get_server_information", None)
+        if not callable(ask):
+            return ""
+        try:
+            info = self._run(loop, ask())
+        except Exception as exc:
+            log.debug("desktop: no server information: %s", exc)
+            return ""
+        return str(info[0]) if info else ""
+
+    def _wait(self, future: concurrent.futures.Future[T], notifier: Any) -> T:
+        """The answer within `timeout`; else the service hangs: the question stays open, and
+        its answer (or its error: the service died) ends the hang."""
+        try:
+            return future.result(self.timeout)
+        except concurrent.futures.TimeoutError:
+            if self._hung is None:
+                log.info(
+                    "desktop: the notification service hangs; asked nothing more till it answers"
+                )
+                self._hung = future
+                future.add_done_callback(lambda f: self._answered(f, notifier))
+            raise
+
+    def _answered(self, future: concurrent.futures.Future[Any], notifier: Any) -> None:
+        """On the loop's thread: the hung service's late answer."""
+        if self._hung is not future:
+            return
+        self._hung = None
+        if future.cancelled() or future.exception() is not None:
+            log.info("desktop: the notification service that hung is gone")
+            if self._notifier is notifier:
+                self._notifier = None
+                self._disconnect(notifier)
+        else:
+            log.info("desktop: the notification service answers again")
+            self.reason = "a notification service answers"
 
     def _send_once(self, notice: Notice) -> str | None:
         """None when the service took the notice, else what went wrong."""
         loop = self._ensure_loop()
+        notifier = self._notifier
         pane = notice.pane_id
         taken = threading.Event()
         _warnings.text = ""
         try:
-            self._run(
-                loop,
-                self._notifier.send(
+            # Asked first, uncached: a hung service must not be sent a notice it would show
+            # whenever it wakes up.
+            self._wait(asyncio.run_coroutine_threadsafe(_ping(notifier), loop), notifier)
+            sent = asyncio.run_coroutine_threadsafe(
+                notifier.send(
                     title=notice.title,
                     message=notice.body or notice.address,
                     on_dispatched=taken.set,
-                    on_clicked=lambda: self.on_click(pane),
+                    on_clicked=lambda: self._clicked(pane),
+                    on_dismissed=lambda: self._closed_by_person(pane),
                 ),
+                loop,
             )
+            try:
+                nid = self._wait(sent, notifier)
+            except concurrent.futures.TimeoutError:
+                # Too late to count; if it ever lands, it goes at once.
+                sent.add_done_callback(lambda f: self._withdraw_late(f, notifier))
+                raise
         except Exception as exc:
-            hung = isinstance(exc, TimeoutError | concurrent.futures.TimeoutError)
+            hung = _is_timeout(exc)
             return f"no answer within {self.timeout:g}s" if hung else f"{type(exc).__name__}: {exc}"
         if taken.is_set():
             self.last_ok = self.clock.wall()
+            self._shown[pane] = (notifier, nid)
             return None
         return _warnings.text or "the notification was not dispatched"
 
+    def _withdraw_late(self, future: concurrent.futures.Future[Any], notifier: Any) -> None:
+        if future.cancelled() or future.exception() is not None or self._loop is None:
+            return
+        log.info("desktop: a notification the service took too late to count is withdrawn")
+        asyncio.run_coroutine_threadsafe(
+            notifier.clear(future.result()), self._loop
+        ).add_done_callback(_ignore_failure)
+
+    def _clicked(self, pane: str) -> None:
+        self._shown.pop(pane, None)
+        self.on_click(pane)
+
+    def _closed_by_person(self, pane: str) -> None:
+        """On the loop's thread: a pop-up closed by the person. Under dunst that is what a left
+        click does; a right click closes every pop-up at once, which shows no pane."""
+        self._shown.pop(pane, None)
+        if self.server.lower() != "dunst" or self._loop is None:
+            return
+        now = self._loop.time()
+        if self._dismissed is not None or now < self._burst_until:
+            if self._dismissed is not None:
+                self._dismissed.cancel()
+                self._dismissed = None
+            self._burst_until = now + DISMISS_BURST
+            return
+        self._dismissed = self._loop.call_later(DISMISS_BURST, self._dismissed_alone, pane)
+
+    def _dismissed_alone(self, pane: str) -> None:
+        self._dismissed = None
+        self._burst_until = float("-inf")
+        self.on_click(pane)
+
     def _drop(self) -> None:
+        self._hung = None
+        self._shown.clear()
         if self._notifier is not None:
             self._disconnect(self._notifier)
             self._notifier = None
@@ -337,6 +468,45 @@ class DesktopBackend:
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise
+
+
+DISMISS_BURST = 0.15  # pop-ups closed within this of each other were closed all at once
+
+
+# Why no service answers, each with its own remedy (`doctor`): no bus address at all; a bus
+# address that leads nowhere (the session ended); a bus without a notification service (it
+# died or never ran); a service that is there and does not answer (stopped, stuck).
+FAILURES = ("no-bus", "bus-gone", "no-service", "hung", "other")
+
+
+def _failure(exc: BaseException, bus: str) -> str:
+    if _is_timeout(exc):
+        return "hung"
+    if not bus:
+        return "no-bus"
+    try:
+        from dbus_fast.errors import DBusError
+    except ImportError:  # pragma: no cover - desktop-notifier depends on it
+        return "other"
+    if isinstance(exc, DBusError):
+        return "no-service"  # the bus answered: nobody owns org.freedesktop.Notifications
+    return "bus-gone" if isinstance(exc, OSError | EOFError) else "other"
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    return isinstance(exc, TimeoutError | concurrent.futures.TimeoutError)
+
+
+def _ignore_failure(future: concurrent.futures.Future[Any]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.debug("desktop: %s", future.exception())
+
+
+async def _ping(notifier: Any) -> Any:
+    """A question the service must answer now (desktop-notifier caches its capabilities)."""
+    backend = getattr(notifier, "_backend", None)
+    ask = getattr(backend, "_get_capabilities", None)
+    return await (ask() if callable(ask) else notifier.get_capabilities())
 
 
 def _loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:

@@ -32,6 +32,11 @@ class Expect:
     # Also require the fake server to have finished answering: for agents whose screen has no
     # reliable working cue while text streams, the end of the turn is known from the server.
     server_quiet: bool = False
+    # Also require the pane's text to have stayed the same this long (seconds): the end of a
+    # turn on a screen that shows no working cue while the answer is still being drawn (Claude
+    # Code 2.1.116 with a status line and no window title). The label then goes to the read
+    # that drew the last change (refine.py), not to the first read that showed the cue.
+    still: float = 0.0
 
 
 @dataclass(frozen=True)

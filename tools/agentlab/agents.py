@@ -25,6 +25,8 @@ ADAPTERS: dict[str, str] = {
     "vibe": "vibe:Vibe",
     "kimi": "kimi:Kimi",
     "auggie": "auggie:Auggie",
+    "kimi-code": "kimi_code:KimiCode",
+    "grok-build": "grok_build:GrokBuild",
 }
 
 

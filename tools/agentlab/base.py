@@ -15,6 +15,7 @@ from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.dialect import Dialect
+from tools.agentlab.dress import COMMON_DRESSES, PANE, Dress, combine
 from tools.agentlab.script import Script, Turn
 from tools.agentlab.shapes import Scenario, Shapes, Ui
 
@@ -96,6 +97,10 @@ class AgentSpec:
     # and the options merged into every scenario's (the adapter's `launch` reads them). The
     # captures go to captures/<folder>-<version>-lab-<NAME>/.
     configs: ClassVar[dict[str, tuple[str, dict[str, object]]]] = {}
+    # Dresses of the agent's own (`record --dress NAME`), beside the terminal's in
+    # dress.COMMON_DRESSES: its light theme (`light`), its accessibility or plain modes. Their
+    # options ride in every scenario's options, where `launch` applies them.
+    dresses: ClassVar[dict[str, Dress]] = {}
 
     def binary(self) -> Path:
         raise NotImplementedError
@@ -143,18 +148,35 @@ class AgentSpec:
     def scenarios(self) -> dict[str, Scenario]:
         return {s.name: s for s in self.build(Shapes(self.script(), self.ui))}
 
-    def configured_scenarios(self, config: str | None) -> dict[str, Scenario]:
-        """The scenarios played in a named configuration (`configs`; None: the defaults): its
-        options, name and description ride in every scenario's options, where `launch`
-        applies them and the recorder writes them into the labels."""
-        if config is None:
+    def all_dresses(self) -> dict[str, Dress]:
+        """The dresses this agent can be recorded in: the terminal's and its own."""
+        return {**COMMON_DRESSES, **self.dresses}
+
+    def dress(self, names: str) -> Dress:
+        """One dress, or several worn at once joined with `+` (`256+nocolor`)."""
+        table = self.all_dresses()
+        parts = [n for n in names.split("+") if n]
+        unknown = [n for n in parts if n not in table]
+        if unknown or not parts:
+            known = " ".join(table)
+            raise SystemExit(f"unknown dress {names!r}; {self.name} has: {known}")
+        return combine(table[n] for n in parts)
+
+    def configured_scenarios(self, config: str | None, dress: Dress = PANE) -> dict[str, Scenario]:
+        """The scenarios played in a named configuration (`configs`; None: the defaults) and a
+        dress: their options, the configuration's name and description, ride in every
+        scenario's options, where `launch` applies them and the recorder writes them into the
+        labels."""
+        if config is None and not dress.options:
             self.use_config({})
             return self.scenarios()
-        if config not in self.configs:
+        if config is not None and config not in self.configs:
             known = " ".join(self.configs) or "none"
             raise SystemExit(f"unknown config {config!r}; {self.name} has: {known}")
-        what, options = self.configs[config]
-        extra = {**options, "config": config, "config_description": what}
+        extra: dict[str, object] = dict(dress.options)
+        if config is not None:
+            what, options = self.configs[config]
+            extra = {**options, **extra, "config": config, "config_description": what}
         self.use_config(extra)
         try:
             table = self.scenarios()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -19,6 +20,7 @@ from tools.agentlab.base import (
     package_version,
 )
 from tools.agentlab.dialect import Dialect, ToolShape
+from tools.agentlab.dress import Dress
 from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -213,6 +215,10 @@ MCP_PROJECT_PROMPT = Cue(r"(?i)mcp server")
 # first cell back at rest (it spins, `⠂`/`⠐` or `◐`/`◑`, until the turn ends; the final frame
 # can come a write before the title does).
 TITLE_SPINNING = r"^[\u2800-\u28ff◐◑◒◓] "
+# With the title turned off (dress `notitle`) a turn is over when the pane has not changed for
+# this long (and the model is done): the spinner row ticks several times a second, an answer
+# being drawn changes the screen every 0.1-0.3 s.
+NOTITLE_STILL = 1.0
 # The spinner row by its glyphs (the program's frame list): a start-up banner row such as
 # `│ /…/proj │` fits the looser SPINNER above.
 SPINNER_ROW = r"^[·✢*✶✻✽✳] \S+…"
@@ -247,6 +253,41 @@ STATUS_SCRIPTS = {
     + 'print(f"\\033[1;32m➜\\033[0m \\033[36m{folder}\\033[0m '
     + '\\033[2m[{model}]\\033[0m git:(\\033[31mmain\\033[0m)")\n',
 }
+
+# An answer that streams for longer than the pane tracker's 8 s cap on "still printing", with
+# a pause in its middle (issue 28): 2.1.116 with a status line draws no spinner row while the
+# text streams, so with the title off only the answer growing tells the turn.
+P_SLOW = "walk me through the escapes one by one"
+_SLOW_LINES = [
+    f"{n}. ESC [ {n} m switches graphic rendition {n} on; ESC [ 0 m turns it off again."
+    for n in range(1, 25)
+]
+SLOW_ANSWER = Turn(
+    P_SLOW,
+    [
+        [
+            Pause(0.3),
+            Text("One by one:\n\n" + "\n".join(_SLOW_LINES[:12]) + "\n", chunk=24, delay=0.2),
+            Pause(1.0),
+            Text("\n".join(_SLOW_LINES[12:]) + "\n\nThat is all of them.", chunk=24, delay=0.2),
+        ]
+    ],
+)
+
+# A permission dialog right after a long streamed answer in the same turn (issue 28): the
+# transcript has just scrolled a long way when the dialog replaces the input box.
+P_LONG_BASH = "list the escapes, then clean the build directory"
+LONG_BASH = Turn(
+    P_LONG_BASH,
+    [
+        [
+            Pause(0.3),
+            Text("Here is the list:\n\n" + "\n".join(_SLOW_LINES) + "\n", chunk=90, delay=0.03),
+            Tool("bash", {"command": st.BASH_COMMAND, "description": "Remove the build directory"}),
+        ],
+        [Pause(0.5), Text("Done: the build directory is gone.", chunk=6, delay=0.06)],
+    ],
+)
 
 # Background work (issue #17): a Bash command started with run_in_background, and subagents
 # started in the background. The subagents' own requests carry their prompt, which the
@@ -342,7 +383,14 @@ class Claude(AgentSpec):
     name = "claude"
     folder = "claude"
     ui = DEFAULT_UI
-    turns: ClassVar[tuple[Turn, ...]] = (*CLAUDE_TURNS, BG_SHELL, SUBAGENTS, SURVEY)
+    turns: ClassVar[tuple[Turn, ...]] = (
+        *CLAUDE_TURNS,
+        BG_SHELL,
+        SUBAGENTS,
+        SURVEY,
+        SLOW_ANSWER,
+        LONG_BASH,
+    )
     dialect = Dialect(
         tools={
             "questions": ToolShape("AskUserQuestion", _questions),
@@ -412,6 +460,14 @@ class Claude(AgentSpec):
             {"theme": "dark-daltonized"},
         ),
     }
+    dresses: ClassVar[dict[str, Dress]] = {
+        "notitle": Dress(
+            "notitle",
+            "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1: Claude Code sets no window title",
+            env={"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"},
+            options={"notitle": True},
+        ),
+    }
     # A release other than the default install (`record --agent-version`, or the
     # OSF_LAB_CLAUDE_VERSION variable): install.sh's CLAUDE_VERSIONS puts it in npm-claude-<VER>.
     pinned: str | None = os.environ.get("OSF_LAB_CLAUDE_VERSION") or None
@@ -438,6 +494,11 @@ class Claude(AgentSpec):
             self.ui = LEGACY_UI
         else:
             self.ui = DEFAULT_UI
+        if options.get("notitle"):
+            # Without the title nothing tells the driver that 2.1.116 is still drawing an
+            # answer under an idle-looking box (no spinner row while text streams): the turn
+            # is over once the model is done and the pane has stopped changing.
+            self.ui = dataclasses.replace(self.ui, done_quiet=True, done_still=NOTITLE_STILL)
 
     def binary(self) -> Path:
         prefix = lab_home() / (f"npm-claude-{self.pinned}" if self.pinned else "npm")
@@ -505,6 +566,29 @@ class Claude(AgentSpec):
                 "a long answer that scrolls the transcript",
             ),
             s.draft(STATUS_DRAFT_IDLE if self.ui is STATUS_UI else DRAFT_IDLE),
+            s.dialog_turn(
+                "long_then_bash",
+                "a long streamed answer, then the Bash permission prompt in the same turn",
+                P_LONG_BASH,
+                s.blocked(BASH_PROMPT, "Bash permission prompt right after a long answer"),
+                Keys(("Enter",), "select 1. Yes"),
+                s.working("approved; command running"),
+            ),
+            s.sc(
+                "slow_answer",
+                "an answer streamed for about 20 s with a 1 s pause in its middle",
+                s.start(),
+                s.ask(P_SLOW),
+                Expect(
+                    "idle",
+                    self.ui.idle,
+                    f"turn finished, back at the {self.ui.place}",
+                    timeout=90,
+                    settle=self.ui.done_settle,
+                    server_quiet=self.ui.done_quiet,
+                    still=self.ui.done_still,
+                ),
+            ),
             s.sc(
                 "bg_shell",
                 "a Bash command started in the background: the turn ends while it runs (idle), "

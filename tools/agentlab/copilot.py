@@ -3,6 +3,7 @@ platform package) in offline mode against the fake chat completions API (BYOK pr
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ from tools.agentlab.shapes import Shapes, Ui
 # replace the input box and its footer.
 WORKING_HINT = r"esc esc (interrupt|edit prompt|stop agents)|esc again to interrupt|Cancelling"
 IDLE = Cue(
-    r"(Interactive|Plan|Autopilot) · ",
+    # 1.0.4x: no mode in Interactive mode, only the shortcuts
+    r"(Interactive|Plan|Autopilot) · |^ ?/ commands · \? help",
     absent=WORKING_HINT + r"|to navigate|enter accept",
     tail=1,
 )
@@ -39,6 +41,12 @@ PLAN_PROMPT = _box(r"Plan Ready for Review")
 TRUST_PROMPT = _box(r"Confirm folder trust|Do you trust the files in this folder\?")
 # The model's question: between two rules, the closing one the last row.
 QUESTION_PROMPT = Cue(r"needs information\.(?s:.*)enter accept[^\n]*\n[^\n]*─{8,}[ \t]*\Z")
+# Releases whose ask_user takes `question` + `choices` (1.0.x until the form, e.g. 1.0.43): a
+# rounded box titled `Question`, its choices numbered, the hint row at the bottom inside it.
+QUESTION_BOX = _box(r"(?i:to select · enter to confirm)")
+# 1.0.4x: the spinner row above the input box says `(Esc to cancel …)`; the footer stays.
+# 1.0.66: the spinner row ends in the hint `esc cancel` (`esc again to cancel` after one Esc).
+OLD_WORKING = Cue(r"^\s*[∙∘○◎◉●] .*(?:\(Esc to cancel\b|\besc (?:again to )?cancel\b)", tail=8)
 # Typed, never sent: Copilot's own dialog words and the shared ones (no `@`, `#` or a leading
 # `/`: those open pickers in the input box).
 DRAFT = (
@@ -65,6 +73,28 @@ def _ask_user(a: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _ask_user_choices(a: dict[str, Any]) -> dict[str, Any]:
+    """The older ask_user: a question and plain choice strings; the tool's description tells
+    the model to put the recommended one first, marked `(Recommended)`."""
+    labels = [label for label, _ in a["options"]]
+    return {
+        "question": a["question"],
+        "choices": [f"{labels[0]} (Recommended)", *labels[1:]],
+        "allow_freeform": True,
+    }
+
+
+def takes_choices(package: Path) -> bool:
+    """Whether an installed release's ask_user takes `choices` (the Question box) rather than a
+    form: the releases that ship their JavaScript say so in app.js; the later ones (a native
+    binary only, 1.0.102) take the form."""
+    try:
+        app = (package / "app.js").read_text(errors="replace")
+    except OSError:
+        return False
+    return "allow_freeform:" in app
+
+
 def _exit_plan_mode(a: dict[str, Any]) -> dict[str, Any]:
     # Interactive recommended: option 1 then continues with manual approval.
     return {"summary": a["plan"], "recommendedAction": "interactive"}
@@ -80,8 +110,14 @@ def _interrupt(s: Shapes, keys: list[Action], how: str) -> list[Action]:
     ]
 
 
-def _scenarios(s: Shapes) -> list[Scenario]:
+def _scenarios(s: Shapes, choices: bool = False) -> list[Scenario]:
     sc = s.sc
+    if choices:
+        question = s.blocked(QUESTION_BOX, "ask_user Question box: numbered choices")
+        answer = "confirm the first (recommended) choice"
+    else:
+        question = s.blocked(QUESTION_PROMPT, "ask_user form: Copilot needs information")
+        answer = "accept the first option"
     return [
         sc("startup", "launch in a trusted folder; idle input box", s.start()),
         sc("text", "a slowly streamed text answer", s.start(), s.ask(st.P_TEXT), s.done()),
@@ -90,7 +126,7 @@ def _scenarios(s: Shapes) -> list[Scenario]:
             approved="command permission dialog approved with 1. Yes",
             dialog=s.blocked(BASH_PROMPT, "command permission dialog"),
             first_option="select 1. Yes",
-            working=Expect("working", WORKING, "approved; command running"),
+            working=Expect("working", s.ui.working, "approved; command running"),
             reject=None,  # No is a text field: bash_no below
         ),
         sc(
@@ -132,7 +168,7 @@ def _scenarios(s: Shapes) -> list[Scenario]:
             s.ask(st.P_EDIT),
             s.blocked(EDIT_PROMPT, "edit file dialog"),
             Keys(("Enter",), "select 1. Yes"),
-            Expect("working", WORKING, "edit approved; agent working"),
+            Expect("working", s.ui.working, "edit approved; agent working"),
             s.blocked(CREATE_PROMPT, "create file dialog"),
             Keys(("Enter",), "select 1. Yes"),
             s.done(),
@@ -149,11 +185,11 @@ def _scenarios(s: Shapes) -> list[Scenario]:
         ),
         sc(
             "question",
-            "ask_user form answered with its first option",
+            "ask_user question answered with its first option",
             s.start(),
             s.ask(st.P_QUESTION),
-            s.blocked(QUESTION_PROMPT, "ask_user form: Copilot needs information"),
-            Keys(("Enter",), "accept the first option"),
+            question,
+            Keys(("Enter",), answer),
             s.done(),
         ),
         sc(
@@ -194,16 +230,30 @@ def _scenarios(s: Shapes) -> list[Scenario]:
     ]
 
 
+FORM_DIALECT = Dialect(
+    tools={
+        # Releases whose ask_user takes `question` and `choices` but ship no app.js (1.0.66):
+        # the request's schema says so, and the schema search fills those.
+        "question": ToolShape("ask_user", _ask_user, when="requestedSchema"),
+        "plan": ToolShape("exit_plan_mode", _exit_plan_mode),
+    }
+)
+CHOICES_DIALECT = Dialect(
+    tools={
+        "question": ToolShape("ask_user", _ask_user_choices),
+        "plan": ToolShape("exit_plan_mode", _exit_plan_mode),
+    }
+)
+
+
 class Copilot(AgentSpec):
     name = "copilot"
     folder = "copilot"
     # The ask_user form and exit_plan_mode's summary take shapes the schema alone cannot tell.
-    dialect = Dialect(
-        tools={
-            "question": ToolShape("ask_user", _ask_user),
-            "plan": ToolShape("exit_plan_mode", _exit_plan_mode),
-        }
-    )
+    dialect = FORM_DIALECT
+    # Another release than the default install: install.sh's COPILOT_VERSIONS puts it in
+    # npm-copilot-<VER>/ (`record --agent-version VER`).
+    release: str | None = None
 
     ui = Ui(
         idle=IDLE,
@@ -216,19 +266,62 @@ class Copilot(AgentSpec):
         done_quiet=True,
         dialog_settle=1.5,
     )
+    # 1.0.4x: the footer is the same working or not; the spinner row above the box tells.
+    old_ui = dataclasses.replace(
+        ui,
+        working=OLD_WORKING,
+        idle=Cue(
+            IDLE.pattern,
+            absent=r"\(Esc to cancel\b|\besc (?:again to )?cancel\b|(?i:to select · enter to)",
+            tail=8,
+        ),
+    )
+
+    def prefix(self) -> Path:
+        return lab_home() / (f"npm-copilot-{self.release}" if self.release else "npm-copilot")
 
     def package(self) -> Path:
-        return lab_home() / "npm-copilot" / "node_modules" / "@github" / "copilot"
+        return self.prefix() / "node_modules" / "@github" / "copilot"
 
     def binary(self) -> Path:
         # What npm links for the package: the node loader, which starts the platform binary.
-        return lab_home() / "npm-copilot" / "node_modules" / ".bin" / "copilot"
+        return self.prefix() / "node_modules" / ".bin" / "copilot"
+
+    def use_version(self, version: str) -> None:
+        self.release = version
+        if not self.prefix().is_dir():
+            raise SystemExit(
+                f"copilot {version} is not installed in {self.prefix()}: run "
+                f"`COPILOT_VERSIONS={version} tools/agentlab/install.sh copilot`"
+            )
+        self.__dict__.pop("_version", None)
+
+    def version_pinned(self) -> bool:
+        return self.release is not None
 
     def read_version(self) -> str:
         return package_version(self.package() / "package.json")
 
     def build(self, shapes: Shapes) -> list[Scenario]:
-        return _scenarios(shapes)
+        # The dialect is read when the fake server starts, after the scenarios are built.
+        self.dialect = CHOICES_DIALECT if takes_choices(self.package()) else FORM_DIALECT
+        return _scenarios(shapes, self.old_layout())
+
+    def old_layout(self) -> bool:
+        """The activity row above the input box and the Question box: seen on 1.0.43 and
+        1.0.66, not on 1.0.102 (the change lies between; releases before 1.0.100 are taken
+        for old)."""
+        if takes_choices(self.package()):
+            return True
+        if self.release is None:
+            return False
+        numbers = tuple(int(p) if p.isdigit() else 0 for p in self.release.split(".")[:3])
+        return numbers < (1, 0, 100)
+
+    def scenarios(self) -> dict[str, Scenario]:
+        # The cues follow the release (its working row), before the shapes are built.
+        self.ui = self.old_ui if self.old_layout() else type(self).ui
+        return super().scenarios()
 
     def launch(
         self, dirs: RunDirs, url: str, scenario: Scenario

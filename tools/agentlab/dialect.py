@@ -26,6 +26,17 @@ class ToolShape:
 
     name: str
     args: Callable[[Json], Json]
+    # A property the offered tool's schema must have for this shape to apply (releases of one
+    # agent that take other arguments for the same tool); otherwise the schema search builds
+    # the call. None: always.
+    when: str | None = None
+
+    def applies(self, offered: Mapping[str, Json]) -> bool:
+        schema = offered.get(self.name)
+        if self.when is None or schema is None:
+            return True
+        props = schema.get("properties")
+        return isinstance(props, dict) and self.when in props
 
 
 @dataclass(frozen=True)
@@ -41,6 +52,9 @@ class Dialect:
     # (a session title, a summary) and gets `side_text`, never the script's turn.
     tools_in_text: bool = False
     side_text: str = "Working on the task"
+    # Tools that mark a side request when they are all the request offers (Grok Build names
+    # its session with a request that offers only `session_title`).
+    side_tools: frozenset[str] = frozenset()
 
 
 # Tool names per kind, compared without case, `_` or `-`. First match in the request wins, in
@@ -286,7 +300,7 @@ def shape_call(
 ) -> tuple[str, Json] | None:
     """(tool name, arguments) for a neutral call, or None when the agent offers no such tool."""
     forced = dialect.tools.get(kind)
-    if forced is not None:
+    if forced is not None and forced.applies(offered):
         return forced.name, forced.args(neutral)
     name = find_tool(kind, offered)
     if name is None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from tools.agentlab.actions import Expect, Keys, PickOption, Sleep, Type
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario
+from tools.agentlab.dress import PANE, TMUX_VARS, Dress, PaneFacts, pane_env
 from tools.agentlab.fakeserver import FakeModelServer
 from tools.agentlab.refine import cue_matches, refine_offsets
 
@@ -35,6 +36,11 @@ SINK = Path(__file__).with_name("pipesink.py")
 # target), "event" (a driver event: launch, typed, keys, end) and "label" (a labelled segment,
 # the moment the poll saw its cue). Every info carries `epoch`, the wall-clock time of the moment.
 Listener = Callable[[str, dict[str, Any]], None]
+
+
+# The variables of the agent's environment written into the labels: what a terminal, tmux or a
+# dress sets (HOME, PATH and the API endpoint are the run's own).
+TERMINAL_VARS = ("TERM", "COLORTERM", "LANG", "LC_ALL", "NO_COLOR", *TMUX_VARS)
 
 
 class DriverError(RuntimeError):
@@ -78,7 +84,9 @@ class Tmux:
     def __call__(self, *args: str, check: bool = True) -> str:
         argv = [self.exe, "-L", self.socket, "-f", "/dev/null", *args]
         env = {**os.environ, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+        # From inside a pane, TMUX and TMUX_PANE name the outer server's pane.
         env.pop("TMUX", None)
+        env.pop("TMUX_PANE", None)
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, env=env)
         if check and proc.returncode != 0:
             raise DriverError(f"{shlex.join(argv)} failed: {proc.stderr.strip()}")
@@ -109,6 +117,7 @@ class Recorder:
         listener: Listener | None = None,
         run_root: Path | None = None,
         pipe: bool = True,
+        dress: Dress = PANE,
     ) -> None:
         self.agent = agent
         self.scenario = scenario
@@ -128,6 +137,9 @@ class Recorder:
         # pipe=False: no pipe-pane sink, so no .bytes (labels keep their polled offsets, 0):
         # a pane has a single pipe, and whoever watches the run live may need it.
         self.pipe = pipe
+        # The pane's environment (TMUX, TERM, ...) and what the dress changes in it.
+        self.dress = dress
+        self.environment: dict[str, str] = {}
 
     # -- helpers ------------------------------------------------------------------------------
     def say(self, msg: str) -> None:
@@ -154,7 +166,9 @@ class Recorder:
         name = self.agent.name
         if self.agent.version_pinned():
             name += f"-{self.agent.version()}"
-        return f"{name}-{config}" if config else name
+        if config:
+            name += f"-{config}"
+        return name if self.dress is PANE else f"{name}-{self.dress.name}"
 
     def capture(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "lab:0.0", check=False)
@@ -246,20 +260,37 @@ class Recorder:
         time.sleep(0.2)  # the sink sees EOF when the server dies; let its last write land
         return self._write_labels()
 
-    def _start_pane(self, dirs: RunDirs, argv: list[str], env: dict[str, str]) -> None:
-        go = dirs.root / "go"
-        launcher = dirs.root / "launch.sh"
-        env_args = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
-        # The pane first waits, silently, for the go file: pipe-pane must be attached before the
-        # agent writes its first byte, and tmux can only pipe a pane that already exists.
-        launcher.write_text(
-            "#!/bin/sh\n"
-            f"while [ ! -e {shlex.quote(str(go))} ]; do sleep 0.02; done\n"
-            f"cd {shlex.quote(str(dirs.proj))} || exit 1\n"
-            f"exec env -i {env_args} {shlex.join(argv)}\n"
-        )
-        launcher.chmod(0o755)
+    def pane_facts(self) -> PaneFacts:
+        """What the lab's server gives the pane's program: its socket, pid, session, pane,
+        version and default-terminal (the values of TMUX, TMUX_PANE, TERM_PROGRAM_VERSION,
+        TERM)."""
+        fmt = "#{socket_path}\t#{pid}\t#{session_id}\t#{pane_id}\t#{version}"
+        out = self.tmux("display", "-p", "-t", "lab:0.0", fmt).strip().split("\t")
+        terminal = self.tmux("show-options", "-gv", "default-terminal").strip()
+        return PaneFacts(out[0], int(out[1]), out[2], out[3], out[4], terminal)
+
+    def start_server(self, command: str) -> None:
+        """The lab's tmux server with one pane at the scenario size running `command`.
+        The options are set before the session exists: default-terminal is the pane's TERM, as
+        a user's tmux.conf sets it, and a pane whose command ends at once must remain."""
         self.tmux(
+            "start-server",
+            ";",
+            "set-option",
+            "-g",
+            "default-terminal",
+            self.dress.terminal,
+            ";",
+            "set-option",
+            "-g",
+            "remain-on-exit",
+            "on",
+            ";",
+            "set-option",
+            "-g",
+            "status",
+            "off",
+            ";",
             "new-session",
             "-d",
             "-s",
@@ -268,14 +299,36 @@ class Recorder:
             str(self.cols),
             "-y",
             str(self.rows),
-            str(launcher),
+            command,
         )
         self.tmux.started = True
-        self.tmux("set-option", "-g", "remain-on-exit", "on")
-        self.tmux("set-option", "-g", "status", "off")
         size = self.tmux("display", "-p", "-t", "lab:0.0", "#{pane_width}x#{pane_height}").strip()
         if size != f"{self.cols}x{self.rows}":
             raise DriverError(f"pane is {size}, wanted {self.cols}x{self.rows}")
+
+    def _start_pane(self, dirs: RunDirs, argv: list[str], env: dict[str, str]) -> None:
+        go = dirs.root / "go"
+        launcher = dirs.root / "launch.sh"
+        run = dirs.root / "run.sh"
+        # The pane first waits, silently, for the go file: pipe-pane must be attached before the
+        # agent writes its first byte, and tmux can only pipe a pane that already exists. The
+        # agent's command (run.sh) is written once the pane exists: its environment carries the
+        # pane's own TMUX and TMUX_PANE.
+        launcher.write_text(
+            "#!/bin/sh\n"
+            f"while [ ! -e {shlex.quote(str(go))} ]; do sleep 0.02; done\n"
+            f"exec /bin/sh {shlex.quote(str(run))}\n"
+        )
+        launcher.chmod(0o755)
+        self.start_server(str(launcher))
+        full = pane_env(env, self.pane_facts(), self.dress)
+        shown = (*TERMINAL_VARS, *self.dress.env)
+        self.environment = {k: full[k] for k in shown if k in full}
+        env_args = " ".join(shlex.quote(f"{k}={v}") for k, v in full.items())
+        run.write_text(
+            f"cd {shlex.quote(str(dirs.proj))} || exit 1\n"
+            f"exec env -i {env_args} {shlex.join(argv)}\n"
+        )
         if self.pipe:
             sink = shlex.join([sys.executable, str(SINK), str(self.base)])
             self.tmux("pipe-pane", "-O", "-t", "lab:0.0", sink)
@@ -330,6 +383,7 @@ class Recorder:
     def _expect(self, exp: Expect) -> None:
         deadline = time.time() + exp.timeout
         quiet_at: int | None = None
+        last_text, changed_at = None, time.time()
         while True:
             before = self.offset()
             if (
@@ -341,8 +395,12 @@ class Recorder:
                 quiet_at = before
             text, title = self.capture_with_title()
             seen = time.time()
-            if cue_matches(exp.cue, text, title) and (
-                not exp.server_quiet or (self.server is not None and self.server.quiet())
+            if text != last_text:
+                last_text, changed_at = text, seen
+            if (
+                cue_matches(exp.cue, text, title)
+                and (not exp.server_quiet or (self.server is not None and self.server.quiet()))
+                and seen - changed_at >= exp.still
             ):
                 break
             if time.time() > deadline:
@@ -356,6 +414,7 @@ class Recorder:
             seg: dict[str, Any] = {
                 "server_quiet": exp.server_quiet,
                 "offset_server_quiet": quiet_at,
+                "still": exp.still,
                 "offset": before,
                 "t": round(self.elapsed(), 3),
                 "state": exp.state,
@@ -405,6 +464,9 @@ class Recorder:
             "scenario": self.scenario.name,
             "description": self.scenario.description,
             **self._config_labels(),
+            "dress": self.dress.name,
+            "dress_description": self.dress.description,
+            "environment": self.environment,
             "cols": self.cols,
             "rows": self.rows,
             "bytes_file": self.name + ".bytes",

@@ -762,7 +762,7 @@ def _anthropic_tool(
     """Claude Code's own tool when the request offers it (or lists no tools); otherwise the
     offered tool of that kind (another agent on the Messages API: Copilot)."""
     forced = server.dialect.tools.get(step.kind)
-    if forced is not None:
+    if forced is not None and forced.applies(offered):
         return forced.name, forced.args(_neutral(server, step))
     name, args = _claude_tool(server, step)
     if not offered or name in offered:
@@ -1072,7 +1072,7 @@ def _chat_reply(server: FakeModelServer, body: Json, offered: dict[str, Json]) -
     if server.dialect.tools_in_text:
         # aider: no tools at all; every request is a turn, answered in one reply.
         return server.script.reply_for(_chat_last_user(messages), 0)
-    if not offered:
+    if not offered or set(offered) <= server.dialect.side_tools:
         # A side request (session title, summary, compaction): never the scripted turn.
         schema = _chat_json_schema(body)
         if schema is not None:

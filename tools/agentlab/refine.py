@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from osf_tmux.judge.regions import Region
 from osf_tmux.vt.pane import PaneScreen
 from tools.agentlab.actions import Cue
 
@@ -43,6 +44,27 @@ def _first_match(data: bytes, cols: int, rows: int, cue: Cue, points: list[int])
         if cue_matches(cue, "\n".join(snap.rows), snap.title):
             return point
     return None
+
+
+def _last_change(data: bytes, cols: int, rows: int, cue: Cue, points: list[int]) -> int:
+    """The boundary among `points` (the first shows the cue) whose screen text is the last one
+    that differs from the one before it, where the cue still shows. Only the rows above the
+    last horizontal rule count: what is under an input box (a footer, a status line, a notice
+    on its right) redraws on its own after the turn."""
+    above = Region("above_rule")
+    screen = PaneScreen(cols, rows)
+    screen.feed(data[: points[0]])
+    best, last_text = points[0], above.text(screen.snapshot())
+    fed = points[0]
+    for point in points[1:]:
+        screen.feed(data[fed:point])
+        fed = point
+        snap = screen.snapshot()
+        text = above.text(snap)
+        if text != last_text and cue_matches(cue, "\n".join(snap.rows), snap.title):
+            best = point
+        last_text = text
+    return best
 
 
 SYNC_BEGIN, SYNC_END = b"\x1b[?2026h", b"\x1b[?2026l"
@@ -110,6 +132,10 @@ def refine_offsets(
         )
         window = [b for b in bounds if lo < b <= hi]
         found = _first_match(data, cols, rows, cue, window)
+        if found is not None and seg.get("still"):
+            # The cue showed before the screen stopped changing (an answer still being drawn
+            # under an idle-looking input box): the state begins with the last change.
+            found = _last_change(data, cols, rows, cue, [b for b in window if b >= found])
         seg["offset_exact"] = found
         seg["offset"] = found if found is not None else seg["offset_polled"]
         lo = seg["offset"]

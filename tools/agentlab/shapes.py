@@ -45,6 +45,9 @@ class Ui:
     # The end of a turn also waits for the fake server to be quiet: for agents whose screen
     # shows no working cue while answer text streams.
     done_quiet: bool = False
+    # ... and for the pane's text to stay unchanged this long (Expect.still): for a screen that
+    # shows nothing at all while the answer is drawn (no spinner, no footer hint, no title).
+    done_still: float = 0.0
     dialog_settle: float = 1.5  # held on a dialog, so its redraws are in the capture
     stream_settle: float = 1.5  # streaming time before an interrupt
 
@@ -82,6 +85,7 @@ class Shapes:
             note or f"turn finished, back at the {ui.place}",
             settle=ui.done_settle,
             server_quiet=ui.done_quiet,
+            still=ui.done_still,
         )
 
     def back(self, note: str) -> Expect:

