@@ -32,6 +32,21 @@ _NO_SERVER = re.compile(
     r"no server running|error connecting to|No such file or directory|server exited"
 )
 
+# tmux 3.4 (only: 3.3a and 3.5 do not) prints a `\` before each `$` that starts a name (`$NAME`,
+# `$_x`, `${`) in whatever a command prints: an @osf-notify-command of `echo "$OSF_PANE"` read
+# back as `echo "\$OSF_PANE"` ran with no variable in it. It only ever adds that one backslash
+# (a `\$X` of one's own prints as `\\$X`), so taking one off before each such `$` undoes it.
+_ESCAPED_DOLLAR = re.compile(r"\\\$(?=[A-Za-z_{])")
+DOLLAR_ESCAPING_TMUX = ("3.4",)
+# What these print is the pane's or the buffer's text as it is, on 3.4 too: left alone.
+RAW_OUTPUT = frozenset(("capture-pane", "capturep", "show-buffer", "showb", "save-buffer", "saveb"))
+
+
+def unescape_dollars(output: str) -> str:
+    r"""What tmux 3.4 printed, as the text was: one `\` fewer before each `$NAME`."""
+    return _ESCAPED_DOLLAR.sub("$", output)
+
+
 # tmux sends a command to its server as one message of at most 16384 bytes (MAX_IMSGSIZE), the
 # arguments packed with a NUL each; past that the client says `command too long` and runs
 # nothing. A call is kept well below it.
@@ -132,6 +147,7 @@ class Tmux:
         self.binary = binary
         self.timeout = timeout
         self.calls = 0
+        self._escapes_dollars: bool | None = None  # asked of the server once, when it matters
 
     def argv(self) -> list[str]:
         """The tmux program and the server's flags, for a command line of one's own."""
@@ -214,7 +230,19 @@ class Tmux:
             message = proc.stderr.strip() or f"exit status {proc.returncode}"
             error = NoServerError if _NO_SERVER.search(message) else TmuxError
             raise error(f"{shlex.join(argv)}: {message}")
-        return proc.stdout
+        if any(command and command[0] in RAW_OUTPUT for command in commands):
+            return proc.stdout
+        return self._as_printed(proc.stdout)
+
+    def _as_printed(self, output: str) -> str:
+        r"""`output` as tmux meant it: on tmux 3.4, without the `\` it put before `$NAME`s.
+        The server's version is asked only when the output holds one (rarely)."""
+        if not _ESCAPED_DOLLAR.search(output):
+            return output
+        if self._escapes_dollars is None:
+            version = self.run("display-message", "-p", "#{version}").strip()
+            self._escapes_dollars = version in DOLLAR_ESCAPING_TMUX
+        return unescape_dollars(output) if self._escapes_dollars else output
 
     def alive(self) -> bool:
         try:

@@ -10,9 +10,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.tmux_server import TmuxServer
+from tests.tmux_server import TMUX, TmuxServer, tmux_version_text
 
 TMUX_MISSING = "tmux is not installed (these tests drive a real tmux server)"
+
+
+def pytest_report_header() -> str:
+    # Which tmux the live tests drive: the first on PATH (the lab runs them against other
+    # releases with PATH=/opt/tmux-VER/bin:$PATH, README "tmux versions tested").
+    return f"tmux: {tmux_version_text() or 'not installed'} ({TMUX or 'not on PATH'})"
 
 
 def _started() -> TmuxServer:

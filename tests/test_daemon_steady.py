@@ -15,6 +15,7 @@ import pytest
 
 from osf_tmux.clock import FakeClock
 from osf_tmux.daemon.loop import Daemon, PaneWatch
+from osf_tmux.daemon.source import PaneCapture
 from osf_tmux.judge.combine import PaneTracker
 from osf_tmux.tmux import PaneInfo, Tmux
 from osf_tmux.vt.pane import PaneScreen
@@ -302,3 +303,29 @@ def test_a_plain_pane_never_goes_onto_the_beat(rig: Rig) -> None:
     assert w.manifest is None and w.tracker.current.state is None
     assert not w.parked and rig.on_selector(0)
     assert rig.watches[1].parked
+
+
+def test_the_cross_check_takes_a_tab_cell_for_the_blanks_it_covers(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    w = rig.watches[0]
+    rig.write(0, b"\x1b[H\x1b[2Ja\tb\r\n")
+    one_turn(rig.daemon, rig.watches, rig.clock.now())
+    rig.clock.advance(1.0)
+    printed = ["a\tb"]  # as tmux 3.6 and later print a tab over blanks (test_tmux_versions)
+
+    def capture(tmux: Tmux, panes: list[str], **kw: object) -> dict[str, PaneCapture]:
+        lines = (*printed, *[""] * 31)
+        return {p: PaneCapture(p, 120, 32, (0, 1), True, False, "", lines) for p in panes}
+
+    monkeypatch.setattr("osf_tmux.daemon.loop.capture_panes", capture)
+    assert w.checked_bytes
+    rig.daemon._cross_check()
+    assert (w.mismatches, w.needs_seed) == (0, False)
+    # a row that does differ still does
+    rig.write(0, b"\x1b[H\x1b[2Ja\tb\r\n")
+    one_turn(rig.daemon, rig.watches, rig.clock.now())
+    rig.clock.advance(1.0)
+    printed = ["a\tc"]
+    rig.daemon._cross_check()
+    assert (w.mismatches, w.needs_seed) == (1, True)

@@ -20,7 +20,7 @@ import pytest
 
 from tests.control_mode import Terminal
 from tests.test_safe_input import CAPTURE, RecordingPane, offsets
-from tests.tmux_server import TmuxServer, retry_until
+from tests.tmux_server import TmuxServer, retry_until, tmux_version
 
 pytestmark = [
     pytest.mark.tmux,
@@ -30,6 +30,29 @@ pytestmark = [
 
 OSF_TMUX = Path(sys.executable).with_name("osf-tmux")
 TITLE = " osf-tmux · "
+# tmux 3.6 and later take a pane's focus away while a menu covers it and give it back when the
+# menu closes: a program that asked for focus reports (Claude's capture does, `CSI ? 1004 h`)
+# reads `CSI O` and `CSI I`. tmux types those, not osf-tmux; 3.3a to 3.5a send none.
+FOCUS_REPORTS = re.compile(rb"\x1b\[[IO]") if tmux_version() >= (3, 6) else None
+
+
+def whole_menu(screen: list[str]) -> list[str] | None:
+    """`screen` if it shows the menu from its title to its bottom border, else None."""
+    top = next((i for i, row in enumerate(screen) if TITLE in row), None)
+    if top is None:
+        return None
+    left = screen[top].index("┌") if "┌" in screen[top] else -1
+    bottom = next((row for row in screen[top + 1 :] if "└" in row), None)
+    return screen if bottom is not None and bottom.index("└") == left else None
+
+
+def without_focus(data: bytes) -> bytes:
+    return FOCUS_REPORTS.sub(b"", data) if FOCUS_REPORTS else data
+
+
+def typed(pane: RecordingPane) -> bytes:
+    """What was typed into `pane`, without the focus reports tmux itself sends there."""
+    return without_focus(pane.keys())
 
 
 @dataclass
@@ -44,8 +67,10 @@ class Setup:
                               env=self.env, capture_output=True, text=True, timeout=60)  # fmt: skip
 
     def open_menu(self) -> list[str]:
+        """The client's screen once the whole menu is on it: a screen read while tmux still
+        draws it can hold the title and only some of the rows (seen on tmux 3.7c)."""
         self.terminal.press("C-b", "W")
-        return self.terminal.wait_for(TITLE)
+        return retry_until(lambda: whole_menu(self.terminal.screen()), what="the whole menu")
 
     def close_menu(self) -> None:
         self.terminal.press("Escape")
@@ -169,10 +194,10 @@ def test_an_answer_reaches_only_the_chosen_pane(setup: Setup, blocked: list[Reco
     assert rows[rows.index(head) + 2] == "↳ no (Escape)"
     setup.terminal.press(_nth_key(setup, head, 2))
     log = setup.workdir / "xdg_state_home" / "osf-tmux"
-    retry_until(lambda: second.record.read_bytes() == b"\x1b", timeout=20,
+    retry_until(lambda: without_focus(second.record.read_bytes()) == b"\x1b", timeout=20,
                 what=f"Escape typed into the chosen pane ({_logs(log)})")  # fmt: skip
-    assert second.keys() == b"\x1b"
-    assert first.keys() == b""
+    assert typed(second) == b"\x1b"
+    assert typed(first) == b""
 
 
 def _nth_key(setup: Setup, head: str, n: int) -> str:
@@ -211,6 +236,6 @@ def test_an_answer_to_a_prompt_gone_meanwhile_types_nothing_and_says_why(
     setup.terminal.press(_nth_key(setup, head, 1))  # yes
     screen = setup.terminal.wait_for("nothing typed")
     assert any("is not waiting for an answer" in row for row in screen)
-    assert first.keys() == b""
+    assert typed(first) == b""
     log = setup.workdir / "xdg_state_home" / "osf-tmux"
     assert "is not waiting for an answer" in _logs(log)

@@ -206,8 +206,16 @@ def test_a_key_press_writes_no_log_line(loaded: Loaded) -> None:
     try:
         for marker in ("osf-tmux:next", "osf-tmux:menu"):
             line = next(x for x in keys if marker in x)
-            # what the key runs, without -b: the reply comes once the command has finished
-            control.command(line[line.index("run-shell") :].replace("run-shell -b", "run-shell"))
+            # What the key runs, as the key runs it (-b), then a signal once it has ended: a
+            # client's run-shell answers at once, before its command ends (every tmux). The
+            # client stays until then: tmux 3.5a to 3.7c die when a client whose run-shell
+            # (without -b) prints goes first.
+            done = f"osf-test-key-{marker.rsplit(':', 1)[1]}"
+            signal = f"; {loaded.server.tmux} wait-for -S {done} ##{marker}"
+            command = line[line.index("run-shell") :].replace(f" ##{marker}", signal, 1)
+            assert signal in command, line
+            control.command(command)
+            loaded.tmux("wait-for", done)
     finally:
         control.close()
     assert loaded.log.read_text() == before

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -22,6 +23,22 @@ T = TypeVar("T")
 
 TMUX = shutil.which("tmux")
 WRITER = Path(__file__).with_name("pane_writer.py")
+
+
+@functools.cache
+def tmux_version_text() -> str:
+    """`tmux -V` of the tmux the tests use ("tmux 3.3a"), or "" without one."""
+    if TMUX is None:
+        return ""
+    proc = subprocess.run([TMUX, "-V"], capture_output=True, text=True, timeout=10)
+    return proc.stdout.strip()
+
+
+def tmux_version() -> tuple[int, int]:
+    """(major, minor) of the tmux the tests use: (3, 3) for 3.3a; (0, 0) when unknown. For tests
+    whose expectation differs between tmux releases (say why at the use)."""
+    m = re.search(r"(\d+)\.(\d+)", tmux_version_text())
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 
 class TmuxError(RuntimeError):

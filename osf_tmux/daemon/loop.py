@@ -36,6 +36,7 @@ from osf_tmux.daemon.source import (
     PipeFactory,
     capture_panes,
     detach_commands,
+    tabs_as_spaces,
 )
 from osf_tmux.judge.classify import Verdict
 from osf_tmux.judge.combine import Observation, PaneState, PaneTracker, Report, Timing
@@ -1069,7 +1070,8 @@ class Daemon:
                 continue
             w.checked_bytes = False
             mine = w.screen.snapshot().rows
-            theirs = tuple(line.rstrip() for line in cap.lines)
+            stops, cols = w.screen.tab_stops(), w.screen.size[0]
+            theirs = tuple(tabs_as_spaces(line, stops, cols).rstrip() for line in cap.lines)
             if mine != theirs:
                 w.mismatches += 1
                 self.counters["mismatches"] += 1

@@ -265,6 +265,30 @@ class PaneCapture:
     main_lines: tuple[str, ...] | None = None  # the main screen behind the alternate one
 
 
+def tabs_as_spaces(line: str, stops: frozenset[int], cols: int) -> str:
+    """A `capture-pane -p` row with each tab as the blank cells it covers. tmux 3.6 and later
+    keep a tab written over blank cells as one cell and print it as one `\t`; the screen has
+    spaces there (up to the next tab stop, or the last column, as the cursor moved)."""
+    if "\t" not in line:
+        return line
+    # Here, not at the top: the key commands import this module, and the widths' import (the
+    # C library's wcwidth, typing) would cost each key press about 60 ms.
+    from osf_tmux.vt.width import char_width
+
+    out: list[str] = []
+    x = 0
+    for ch in line:
+        if ch != "\t":
+            out.append(ch)
+            x += max(char_width(ch), 0)
+            continue
+        stop = min((s for s in stops if s > x), default=cols - 1)
+        stop = min(stop, cols - 1)
+        out.append(" " * max(stop - x, 0))
+        x = max(stop, x)
+    return "".join(out)
+
+
 _CAPTURE_HEAD = "OSFCAP" + SEP
 _MAIN_HEAD = "OSFMAIN" + SEP
 _HEAD_FIELDS = (

@@ -37,6 +37,10 @@ class PaneScreen:
     def resize(self, cols: int, rows: int) -> None:
         self._screen.resize(cols, rows)
 
+    def tab_stops(self) -> frozenset[int]:
+        """The columns a tab stops at now (every 8th unless the program set its own)."""
+        return frozenset(self._screen.tabs)
+
     def snapshot(self) -> Snapshot:
         s = self._screen
         return Snapshot(
