@@ -144,7 +144,12 @@ def test_desktop_notification_and_the_command_gets_data_not_code(rig: Rig) -> No
     assert popup["summary"].startswith("claude is waiting for you in ")
     assert "$(touch pwned1) `touch pwned2`" in popup["body"]
     env_file = rig.work / f"env-{feeder.pane}"
-    retry_until(lambda: (rig.work / "runs").exists(), timeout=10, what="the notify command")
+    runs = rig.work / "runs"  # written last, and shared by the module's tests: this pane's line
+    retry_until(
+        lambda: runs.exists() and feeder.pane in runs.read_text().split(),
+        timeout=10,
+        what="the notify command",
+    )
     agent, state, pane, target, question, detail, since = env_file.read_text().splitlines()
     assert (agent, state, pane, target) == ("claude", "blocked", feeder.pane, rig.address(feeder))
     assert question == EVIL_QUESTION.decode()

@@ -238,4 +238,7 @@ def test_an_answer_to_a_prompt_gone_meanwhile_types_nothing_and_says_why(
     assert any("is not waiting for an answer" in row for row in screen)
     assert typed(first) == b""
     log = setup.workdir / "xdg_state_home" / "osf-tmux"
-    assert "is not waiting for an answer" in _logs(log)
+    # The message is on screen before the answer's log line is surely written: wait for it.
+    retry_until(
+        lambda: "is not waiting for an answer" in _logs(log), timeout=10, what="the log line"
+    )

@@ -428,15 +428,17 @@ class Claude(AgentSpec):
         }
     )
     # Dresses of its own (`record --dress`): the light theme, and the window title off (its
-    # working/idle title is what some rules fall back on).
+    # working/idle title is what some rules fall back on; the driver then needs another end of
+    # a turn: `use_config`).
     dresses: ClassVar[dict[str, Dress]] = {
         d.name: d
         for d in (
             Dress("light", "theme light", options={"theme": "light"}),
             Dress(
                 "notitle",
-                "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1 (no window title)",
+                "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1: Claude Code sets no window title",
                 env={"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"},
+                options={"notitle": True},
             ),
         )
     }
@@ -471,14 +473,6 @@ class Claude(AgentSpec):
         "theme-dark-daltonized": (
             "dark theme for colour-blind users",
             {"theme": "dark-daltonized"},
-        ),
-    }
-    dresses: ClassVar[dict[str, Dress]] = {
-        "notitle": Dress(
-            "notitle",
-            "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1: Claude Code sets no window title",
-            env={"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"},
-            options={"notitle": True},
         ),
     }
     # A release other than the default install (`record --agent-version`, or the
