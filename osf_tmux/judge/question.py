@@ -23,9 +23,14 @@ def clean(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
 
 
-def _live(snap: Snapshot) -> list[str]:
+def _content(snap: Snapshot) -> list[str]:
+    """The screen's rows with text, box sides and rule rows left out."""
     rows = [r.strip(_BOX_SIDES) for r in snap.rows]
-    return [r for r in rows if r and not is_rule_row(r)][-LIVE_ROWS:]
+    return [r for r in rows if r and not is_rule_row(r)]
+
+
+def _live(snap: Snapshot) -> list[str]:
+    return _content(snap)[-LIVE_ROWS:]
 
 
 def _asked(content: list[str]) -> int | None:
@@ -97,9 +102,8 @@ def prompt_identity(snap: Snapshot | None) -> str:
     the menu: narrow panes cut its labels short. '' when the screen shows no question."""
     if snap is None:
         return ""
-    rows = [r.strip(_BOX_SIDES) for r in snap.rows]
-    content = [r for r in rows if r and not is_rule_row(r)]
-    live = len(content) - len(content[-LIVE_ROWS:])
+    content = _content(snap)
+    live = max(0, len(content) - LIVE_ROWS)
     q = _asked(content[live:])
     if q is None:
         return ""
