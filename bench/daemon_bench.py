@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 from agent_frames import ISSUE_CLAUDE, JUNCTIONS, agents_with_stretches, write_loop  # noqa: E402
 
 from osf_tmux.judge.corpus import Capture, find_captures  # noqa: E402
-from tests.live import DaemonProcess, Feeder  # noqa: E402
-from tests.tmux_server import TmuxServer, WaitTimeout, retry_until  # noqa: E402
+from tests.support.live import DaemonProcess, Feeder  # noqa: E402
+from tests.support.tmux_server import TmuxServer, WaitTimeout, retry_until  # noqa: E402
 
 SPINNER = ROOT / "bench" / "fake_spinner.py"
 REPLAY = ROOT / "bench" / "replay_pane.py"

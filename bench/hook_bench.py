@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from osf_tmux.agents import hooks as agent_hooks  # noqa: E402
 from osf_tmux.daemon.tmux_hooks import CHANNEL  # noqa: E402
-from tests.tmux_server import TmuxServer  # noqa: E402
+from tests.support.tmux_server import TmuxServer  # noqa: E402
 
 HOOKS = ROOT.parent / "shared" / "captures" / "claude-2.1.328" / "j_hooks_bash-120x32.hooks.jsonl"
 if not HOOKS.exists():

@@ -41,9 +41,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.control_mode import ControlMode, Terminal  # noqa: E402
-from tests.live import Feeder  # noqa: E402
-from tests.tmux_server import TmuxServer, retry_until  # noqa: E402
+from tests.support.control_mode import ControlMode, Terminal  # noqa: E402
+from tests.support.live import Feeder  # noqa: E402
+from tests.support.tmux_server import TmuxServer, retry_until  # noqa: E402
 
 CAPTURE = ROOT / "captures" / "claude-2.1.328" / "c_bash_yes-120x32.bytes"
 BLOCKED_AT = 5676  # the first offset labelled blocked in that capture

@@ -31,8 +31,8 @@ from daemon_bench import _fresh_status, _loadavg, proc_times, spinners  # noqa: 
 from daemon_bench import start as start_daemon  # noqa: E402
 from reliability_bench import SPINNER, many_panes  # noqa: E402
 
-from tests.live import DaemonProcess  # noqa: E402
-from tests.tmux_server import TmuxServer, retry_until  # noqa: E402
+from tests.support.live import DaemonProcess  # noqa: E402
+from tests.support.tmux_server import TmuxServer, retry_until  # noqa: E402
 
 
 class ProfiledDaemon(DaemonProcess):

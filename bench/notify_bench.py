@@ -27,9 +27,9 @@ sys.path.insert(0, str(ROOT))
 from osf_tmux.daemon.lifecycle import DaemonFiles  # noqa: E402
 from osf_tmux.plugin.notify_desktop import BUS_VAR  # noqa: E402
 from osf_tmux.tmux import ServerSpec  # noqa: E402
-from tests.live import DaemonProcess, Feeder  # noqa: E402
-from tests.session_bus import FakeNotifications, SessionBus  # noqa: E402
-from tests.tmux_server import TmuxServer, retry_until  # noqa: E402
+from tests.support.live import DaemonProcess, Feeder  # noqa: E402
+from tests.support.session_bus import FakeNotifications, SessionBus  # noqa: E402
+from tests.support.tmux_server import TmuxServer, retry_until  # noqa: E402
 
 CAPTURE = ROOT / "captures/claude-2.1.328/c_bash_yes-120x32.bytes"
 BLOCKED_AT = 5676

@@ -1,5 +1,5 @@
 """How often stock pyte and osf-tmux's emulator draw what tmux draws: every conformance case and
-capture point of the test suite, against tmux's recorded answers (tests/tmux_oracle.json).
+capture point of the test suite, against tmux's recorded answers (tests/support/tmux_oracle.json).
 
     .venv/bin/python bench/pyte_vs_tmux.py
 
@@ -18,14 +18,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import pyte
 
 from osf_tmux.vt.pane import PaneScreen
-from tests.conformance_cases import (
+from tests.support.conformance_cases import (
     CAPTURE_POINTS,
     CASES,
     point_data,
     point_id,
     size_of,
 )
-from tests.screen_oracle import load, rows_digest
+from tests.support.screen_oracle import load, rows_digest
 
 
 def pyte_screen(

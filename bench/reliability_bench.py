@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 from daemon_bench import start as start_daemon  # noqa: E402
 
-from tests.live import DaemonProcess, Feeder  # noqa: E402
-from tests.test_daemon_live import claude_prompt, pane_status  # noqa: E402
-from tests.tmux_server import TmuxServer, retry_until  # noqa: E402
+from tests.daemon.test_daemon_live import claude_prompt, pane_status  # noqa: E402
+from tests.support.live import DaemonProcess, Feeder  # noqa: E402
+from tests.support.tmux_server import TmuxServer, retry_until  # noqa: E402
 
 SPINNER = ROOT / "bench" / "fake_spinner.py"
 

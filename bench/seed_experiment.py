@@ -79,8 +79,8 @@ from seedexp.scoring import (  # noqa: E402
     task_ends_flagged,
 )
 
-from tests.live import DaemonProcess  # noqa: E402
-from tests.tmux_server import TmuxServer, retry_until  # noqa: E402
+from tests.support.live import DaemonProcess  # noqa: E402
+from tests.support.tmux_server import TmuxServer, retry_until  # noqa: E402
 
 STATE_POLL = 0.02
 SWEEP = 0.7

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from osf_tmux.daemon.source import PanePipe, PipeFactory  # noqa: E402
 from osf_tmux.tmux import ServerSpec, Tmux, TmuxError, list_panes_format  # noqa: E402
-from tests.tmux_server import TmuxServer, retry_until  # noqa: E402
+from tests.support.tmux_server import TmuxServer, retry_until  # noqa: E402
 
 
 def cpu_of(pid: int) -> float:

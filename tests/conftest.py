@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.tmux_server import TMUX, TmuxServer, tmux_version_text
+from tests.support.tmux_server import TMUX, TmuxServer, tmux_version_text
 
 TMUX_MISSING = "tmux is not installed (these tests drive a real tmux server)"
 

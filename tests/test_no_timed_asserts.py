@@ -71,7 +71,9 @@ def timed_asserts(source: str) -> list[int]:
     return found
 
 
-@pytest.mark.parametrize("path", sorted(TESTS.glob("test_*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted(TESTS.rglob("test_*.py")), ids=lambda p: p.relative_to(TESTS).as_posix()
+)
 def test_no_test_asserts_a_duration(path: Path) -> None:
     assert timed_asserts(path.read_text(encoding="utf-8")) == []
 

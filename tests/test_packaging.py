@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tmux_server import TmuxServer
+from tests.support.tmux_server import TmuxServer
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,7 +17,7 @@ import pytest
 
 from osf_tmux.daemon.lifecycle import DaemonFiles, running_pid
 from osf_tmux.tmux import ServerSpec
-from tests.tmux_server import TmuxServer, retry_until
+from tests.support.tmux_server import TmuxServer, retry_until
 
 ROOT = Path(__file__).resolve().parent.parent
 GUARD = "test -x .venv/bin/python || python3 -m venv .venv && "
@@ -130,7 +130,7 @@ def test_the_second_command_up_to_the_tests(clone: tuple[Path, dict[str, str]]) 
     out = sh(setup, copy, again)
     assert out.returncode == 0, out.stdout + out.stderr
     assert not called.exists()
-    out = sh(".venv/bin/pytest -q -p no:cacheprovider tests/test_jump.py", copy, env)
+    out = sh(".venv/bin/pytest -q -p no:cacheprovider tests/plugin/test_jump.py", copy, env)
     assert out.returncode == 0 and "passed" in out.stdout, out.stdout + out.stderr
 
 

@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from osf_tmux.tmux import CALL_BYTES, ServerSpec, Tmux, batches, command_bytes
-from tests.tmux_server import TmuxServer
+from tests.support.tmux_server import TmuxServer
 
 
 def test_batches_keep_calls_under_the_limit_and_groups_whole() -> None:

@@ -18,7 +18,7 @@ from osf_tmux.daemon.source import tabs_as_spaces
 from osf_tmux.plugin import options as po
 from osf_tmux.tmux import ServerSpec, Tmux, unescape_dollars
 from osf_tmux.vt.pane import PaneScreen
-from tests.tmux_server import TmuxServer, retry_until
+from tests.support.tmux_server import TmuxServer, retry_until
 
 COMMAND = 'cd "$HOME/x" && printf "%s\\n" "$OSF_PANE" "${OSF_TARGET}" "$_y" \\$LITERAL $1 $'
 

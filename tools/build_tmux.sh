@@ -11,7 +11,7 @@
 # PREFIX   where it installs; default /opt/tmux-VERSION (keep it outside the repository)
 # --deps   first install the build dependencies from Debian's packages (needs root)
 #
-# Then: PATH=/opt/tmux-3.6/bin:$PATH .venv/bin/pytest tests/test_plugin_live.py ...
+# Then: PATH=/opt/tmux-3.6/bin:$PATH .venv/bin/pytest tests/plugin/test_plugin_live.py ...
 set -euo pipefail
 
 deps=0

@@ -17,7 +17,7 @@ from osf_tmux.judge.classify import classify
 from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.vt.snapshot import Snapshot
 from seedexp.plan import COLS, Task
-from tests.tmux_server import TmuxServer
+from tests.support.tmux_server import TmuxServer
 
 
 class StatePoller(threading.Thread):

@@ -103,7 +103,7 @@ def split_at_column(row: str, x: int) -> tuple[str, str]:
     if row.isascii():
         return (row[:x], row[x:]) if x <= len(row) else (row + " " * (x - len(row)), "")
     # Here, not at the top: the key commands import this module, and the width tables cost
-    # tens of milliseconds to load (tests/test_overview.py keeps them out of a key press).
+    # tens of milliseconds to load (tests/plugin/test_overview.py keeps them out of a key press).
     from osf_tmux.vt.width import char_width
 
     col = 0

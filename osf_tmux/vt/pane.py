@@ -2,7 +2,7 @@
 
 PaneScreen is the only way the rest of osf-tmux sees a screen. Behind it, vt_stream parses bytes
 the way tmux's input.c does and vt_screen applies them the way tmux's screen-write.c does; the
-oracle for both is a real tmux pane (tests/test_screen_conformance.py). pyte was the first
+oracle for both is a real tmux pane (tests/vt/test_screen_conformance.py). pyte was the first
 engine; it differs from tmux in enough places (alternate screen, zero-width characters, wrap
 of wide characters, unknown CSI drawn as text, exceptions out of feed) that the model is ours."""
 

@@ -8,7 +8,7 @@ follows a wide character (capture-pane skips padding, and so does "".join).
 tmux, not xterm, is the reference, including its quirks: the cursor may sit one past the last
 column (pending wrap, reported as cursor_x == width), a line feed keeps that column, IL outside
 the scroll region does nothing while DL works, CUB from the pending column does not clamp first.
-Each quirk here was measured against a real tmux pane (tests/test_screen_conformance.py)."""
+Each quirk here was measured against a real tmux pane (tests/vt/test_screen_conformance.py)."""
 
 from __future__ import annotations
 

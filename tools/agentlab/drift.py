@@ -12,7 +12,7 @@ manifest names that state with rules of its own (or although the label is anothe
 new footer that still reads `idle` by luck is caught here before it reads wrong.
 
 The registry lookup, the installer and the recorder are parameters, so the table and the version
-logic are tested without network or agents (tests/test_agentlab_drift.py)."""
+logic are tested without network or agents (tests/tools/test_agentlab_drift.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,244 @@
+"""Kimi CLI rules on screens beyond the captures: other widths (60 and 240 columns), drafts
+that hold the panels' words, answers ending in a question, old panels quoted in the transcript,
+and identification from the pane's foreground processes.
+
+The layouts are those of the 1.51.0 captures (captures/kimi-1.51.0-lab): the transcript printed
+from the top, the live area (a spinner row while the agent works), the `── input ──` header,
+the text area, a rule and two footer rows; a panel (approval, question) takes the place of the
+header and text area (rules/NOTES-kimi.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from osf_tmux.daemon.identify import manifest_for
+from osf_tmux.judge.classify import classify
+from osf_tmux.judge.manifest import Manifest, load_manifest
+from osf_tmux.judge.ruleset import RuleSet, load_rules
+from osf_tmux.tmux import PaneInfo
+from osf_tmux.vt.snapshot import Snapshot
+
+RULES = Path(__file__).resolve().parents[2] / "rules" / "kimi.toml"
+WIDTHS = (60, 80, 120, 240)
+
+
+@pytest.fixture(scope="module")
+def manifest() -> Manifest:
+    return load_manifest(RULES)
+
+
+def screen(top: list[str], bottom: list[str], cols: int, rows: int = 24) -> Snapshot:
+    """`top` from the first row down (the transcript), `bottom` against the last row."""
+    lines = [line[:cols] for line in top]
+    lower = [line[:cols] for line in bottom]
+    gap = rows - len(lines) - len(lower)
+    assert gap >= 0, "more rows than the pane has"
+    return Snapshot.from_text("\n".join([*lines, *([""] * gap), *lower]), cols)
+
+
+def footer(cols: int) -> list[str]:
+    context = "context: 0.1% (120/128k)"
+    return [
+        "─" * cols,
+        "agent (fake-model ○)  ~/proj  main  @: mention files | ctrl-x: toggle mode",
+        " " * max(0, cols - len(context)) + context,
+    ]
+
+
+def input_box(cols: int, *draft: str, plan: bool = False) -> list[str]:
+    header = "╌╌ input · plan " + "╌" * (cols - 16) if plan else "── input " + "─" * (cols - 9)
+    rows = [f" {d}" for d in draft] or [" "]
+    return [header, *rows, "", "", *footer(cols)]
+
+
+def panel(title: str, body: list[str], cols: int) -> list[str]:
+    inner = cols - 2
+    top = f"╭─ {title} " + "─" * (cols - len(title) - 5) + "╮"
+    return [top, *(f"│{line:<{inner}}│"[:cols] for line in body), "╰" + "─" * inner + "╯"]
+
+
+def approval(cols: int, command: str = "rm -rf build && sleep 2 && echo done") -> list[str]:
+    body = [
+        "  Shell is requesting approval to run command:",
+        "",
+        f"  {command}",
+        "",
+        " → [1] Approve once",
+        "   [2] Approve for this session",
+        "   [3] Reject",
+        "   [4] Reject, tell the model what to do instead",
+        "",
+        "   ▲/▼ select  1/2/3/4 choose  ↵ confirm",
+    ]
+    return [*panel("approval", body, cols), *footer(cols)]
+
+
+def question(cols: int, selected: int = 1) -> list[str]:
+    options = [("PostgreSQL", "Robust relational DB"), ("SQLite", "File-based"), ("Other", "")]
+    body = [" ? Which database should the app use?", ""]
+    for i, (label, desc) in enumerate(options, 1):
+        body.append(f" {'→' if i == selected else ' '} [{i}] {label}")
+        if desc:
+            body.append(f"       {desc}")
+    return [*panel("question", body, cols), *footer(cols)]
+
+
+TURN = ["✨ clean the build directory", "", "• I'll remove the build directory.", ""]
+DONE = [*TURN, "• Used Shell (rm -rf build && sleep 2 && echo done)", "", "• Done.", ""]
+ASK_BACK = [
+    "✨ review app.py",
+    "",
+    "• app.py is small and clear. Would you like me to add a test for main()?",
+    "  [1] Yes",
+    "  [2] No",
+    "",
+]
+# An answer quoting a whole approval panel, as it was on screen, above a live input box.
+OLD_PANEL = ["✨ what did the approval look like?", "", "• It looked like this:"]
+
+
+def cases() -> list[tuple[str, Snapshot, str]]:
+    out: list[tuple[str, Snapshot, str]] = []
+    for w in WIDTHS:
+        quoted = OLD_PANEL + approval(w)[:-3]
+        out += [
+            (f"idle-{w}", screen(DONE, input_box(w), w), "idle"),
+            (f"idle-plan-mode-{w}", screen(DONE, input_box(w, plan=True), w), "idle"),
+            (f"waiting-moon-{w}", screen([*TURN, "🌒", ""], input_box(w), w), "working"),
+            (
+                f"composing-{w}",
+                screen([*TURN, "⠏ Composing... 2s · 40 tokens", ""], input_box(w), w),
+                "working",
+            ),
+            (
+                f"thinking-preview-{w}",
+                screen(
+                    [*TURN, "⠼ Thinking... 3s · 84 tokens", "The user wants a careful look", ""],
+                    input_box(w),
+                    w,
+                ),
+                "working",
+            ),
+            (
+                f"tool-running-{w}",
+                screen([*TURN, "⠦ Using Shell (sleep 3; echo ok)", ""], input_box(w), w),
+                "working",
+            ),
+            (
+                f"queued-while-working-{w}",
+                screen(
+                    [*TURN, "⠦ Using Shell (sleep 3; echo ok)", ""],
+                    ["── input · 1 queued " + "─" * (w - 20), " ", "", *footer(w)],
+                    w,
+                ),
+                "working",
+            ),
+            (
+                f"approval-{w}",
+                screen([*TURN, "⠙ Using Shell (rm -rf build)"], approval(w), w),
+                "blocked",
+            ),
+            (
+                # drawn again after an erase: the footer comes last, up to 0.5 s later
+                f"approval-footer-not-drawn-yet-{w}",
+                screen([*TURN, "⠙ Using Shell (rm -rf build)"], approval(w)[:-3], w),
+                "blocked",
+            ),
+            (f"question-{w}", screen(TURN, question(w), w, 28), "blocked"),
+            (f"question-other-{w}", screen(TURN, question(w, 3), w, 28), "blocked"),
+            (
+                f"draft-approval-words-{w}",
+                screen(
+                    DONE,
+                    input_box(w, "[1] Approve once ▲/▼ select 1/2/3/4 choose ↵ confirm ? Ok"),
+                    w,
+                ),
+                "idle",
+            ),
+            (
+                # a pasted panel, edges and all, in the text area: the header above it stays
+                f"draft-whole-panel-{w}",
+                screen(DONE, input_box(w, *approval(w)[:-3]), w, 32),
+                "idle",
+            ),
+            (f"old-panel-quoted-{w}", screen(quoted, input_box(w), w, 40), "idle"),
+            (f"ask-back-{w}", screen(ASK_BACK, input_box(w), w), "idle"),
+            (
+                # a transcript row starting like the spinner, far above the input header
+                f"old-spinner-text-{w}",
+                screen(["⠏ Composing... 2s", *[f"• line {i}" for i in range(12)]], input_box(w), w),
+                "idle",
+            ),
+        ]
+    return out
+
+
+CASES = cases()
+
+
+@pytest.mark.parametrize(
+    ("snap", "want"), [(s, w) for _, s, w in CASES], ids=[n for n, _, _ in CASES]
+)
+def test_kimi_screens(snap: Snapshot, want: str, manifest: Manifest) -> None:
+    verdict = classify(snap, manifest)
+    assert verdict.state == want, f"got {verdict.state} by rule {verdict.rule}"
+
+
+def test_answer_keys(manifest: Manifest) -> None:
+    answer = manifest.answer
+    assert answer is not None
+    assert answer.keys("yes") == ("1",) and answer.keys("no") == ("3",)
+    assert answer.keys("2") == ("2",)
+    # the question panel refuses with Esc: its digits pick options
+    question_rule = next(r for r in manifest.rules if r.id == "question-panel")
+    assert question_rule.answer is not None and question_rule.answer.keys("no") == ("Escape",)
+
+
+# ---- identification ---------------------------------------------------------------------------
+
+VENV = "/home/u/.local/share/uv/tools/kimi-cli"
+RENAMED = ["Kimi Code"]  # /proc/PID/cmdline after setproctitle (comm is `Kimi Code` too)
+SCRIPT = [f"{VENV}/bin/python3", f"{VENV}/bin/kimi"]
+
+
+@pytest.fixture(scope="module")
+def rules() -> RuleSet:
+    return load_rules(None)
+
+
+def found(rules: RuleSet, argv: list[str]) -> str | None:
+    m = rules.for_process(argv)
+    return m.agent if m else None
+
+
+@pytest.mark.parametrize(
+    ("argv", "want"),
+    [
+        (RENAMED, "kimi"),
+        (SCRIPT, "kimi"),
+        (["kimi", "--yolo"], "kimi"),
+        (["python3", f"{VENV}/lib/python3.13/site-packages/kimi_cli/__main__.py"], "kimi"),
+        (["vim", "kimi"], None),
+        (["less", "notes/kimi.md"], None),
+        (["Kimi"], None),
+    ],
+)
+def test_kimi_processes(rules: RuleSet, argv: list[str], want: str | None) -> None:
+    assert found(rules, argv) == want
+
+
+def pane(current_command: str) -> PaneInfo:
+    return PaneInfo(
+        pane_id="%1", pid=123, tty="/dev/pts/9", width=120, height=32, piped=False, dead=False,
+        active=True, window_active=True, window_id="@1", session_id="$1", session_name="s",
+        window_index="0", pane_index="0", session_attached=1, current_command=current_command,
+        agent_override="", report="", our_pipe="", alt_screen=False,
+    )  # fmt: skip
+
+
+def test_foreground_renamed_process_is_kimi(rules: RuleSet) -> None:
+    # What /proc shows in a pane running `kimi`: one process, renamed.
+    m = manifest_for(rules, pane("Kimi Code"), lambda pid: [RENAMED], 0.0, 30.0)
+    assert m is not None and m.agent == "kimi"

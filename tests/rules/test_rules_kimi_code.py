@@ -1,0 +1,308 @@
+"""Kimi Code CLI rules on screens beyond the captures: other widths (60 and 240 columns), drafts
+that hold the panels' words, old panels quoted in the transcript, answers ending in a question,
+and telling Kimi Code from the older Kimi CLI by its processes.
+
+The layouts are those of the 2.1.0 captures (captures/kimi-code-2.1.0-lab): the transcript printed
+from the top; the live area at the bottom (an activity row while a turn runs, the rounded input
+box, two footer rows); a panel between two full-width rules takes the input box's place when
+the person is asked something (rules/NOTES-kimi-code.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from osf_tmux.daemon.identify import manifest_for
+from osf_tmux.judge.classify import classify
+from osf_tmux.judge.manifest import Manifest, load_manifest
+from osf_tmux.judge.ruleset import RuleSet, load_rules
+from osf_tmux.tmux import PaneInfo
+from osf_tmux.vt.snapshot import Snapshot
+
+RULES = Path(__file__).resolve().parents[2] / "rules" / "kimi-code.toml"
+WIDTHS = (60, 80, 120, 240)
+
+
+@pytest.fixture(scope="module")
+def manifest() -> Manifest:
+    return load_manifest(RULES)
+
+
+def screen(top: list[str], bottom: list[str], cols: int, rows: int = 24) -> Snapshot:
+    """`top` from the first row down (the transcript), `bottom` against the last row."""
+    lines = [line[:cols] for line in top]
+    lower = [line[:cols] for line in bottom]
+    gap = rows - len(lines) - len(lower)
+    assert gap >= 0, "more rows than the pane has"
+    return Snapshot.from_text("\n".join([*lines, *([""] * gap), *lower]), cols)
+
+
+def footer(cols: int) -> list[str]:
+    context = "context: 1% (90/125k)"
+    return [
+        " fake-model  …/proj  main   ctrl+o expand | @: mention files",
+        " " * max(0, cols - len(context) - 1) + context,
+    ]
+
+
+def input_box(cols: int, draft: str = "") -> list[str]:
+    inner = cols - 4
+    return [
+        " ╭" + "─" * inner + "╮",
+        f" │ > {draft:<{inner - 3}}│"[: cols - 1],
+        " ╰" + "─" * inner + "╯",
+        *footer(cols),
+    ]
+
+
+def rule(cols: int) -> str:
+    return " " + "─" * (cols - 2)
+
+
+def panel(cols: int, body: list[str]) -> list[str]:
+    return [rule(cols), *body, rule(cols), *footer(cols)]
+
+
+APPROVAL = [
+    "   ▶ Run this command?",
+    "",
+    "   cwd: /home/u/proj",
+    "   Dangerous: recursive delete",
+    "   $ rm -rf build && sleep 2 && echo done",
+    "",
+    "   ▶ 1. Approve once",
+    "     2. Approve for this session",
+    "     3. Reject",
+    "     4. Reject with feedback",
+    "",
+    "   ↑/↓ select · 1/2/3/4 choose · ↵ confirm",
+]
+# Option 4 chosen: its feedback field open, a reason typed.
+FEEDBACK = [
+    *APPROVAL[:6],
+    "     1. Approve once",
+    "     2. Approve for this session",
+    "     3. Reject",
+    "   ▶ 4. Reject with feedback  use the trash instead",
+    "   Type feedback · ↵ submit.",
+]
+QUESTION = [
+    "  question",
+    "   Database    Submit",
+    "",
+    "  ? Which database should the app use?",
+    "",
+    "   → [1] PostgreSQL",
+    "         Robust relational DB",
+    "     [2] SQLite",
+    "         File-based, zero config",
+    "     [3] Other",
+    "",
+    "   ↑↓ select  1-3 / ↵ choose  ←/→/tab switch  esc cancel",
+]
+REVIEW = [
+    "  question",
+    "  (✓) Database   Submit",
+    "  Review your answer before submit",
+    "   Q  Which database should the app use?",
+    "   →  PostgreSQL",
+    "  Ready to submit your answers?",
+    "   → [1] Submit",
+    "     [2] Cancel",
+    "   ↑↓ select  1/2 choose  ↵ confirm  ←/→/tab switch  esc cancel",
+]
+TRUST = [
+    "  Trust this folder?",
+    "  ↑↓ navigate · Enter select · Esc exit",
+    "",
+    "  /home/u/proj",
+    "",
+    "  Project-level MCP servers are disabled until you explicitly choose Trust.",
+    "",
+    "   ❯ Trust this folder",
+    "     Enable project MCP servers. Remembered for this folder.",
+    "",
+    "     Don't trust",
+    "     Exit Kimi Code. Asked again next launch.",
+    "",
+]
+TRANSCRIPT = [
+    " ✨ clean the build directory",
+    "",
+    " ● I'll remove the build directory.",
+    "",
+    " ● Running a command · $ rm -rf build && sleep 2 && echo done",
+]
+DONE = [
+    " ✨ clean the build directory",
+    " ● Ran a command · $ rm -rf build && sleep 2 && echo done",
+    "   done",
+    "   Approved: Running: rm -rf build && sleep 2 && echo done",
+    " ● Done: the build directory is gone.",
+    "",
+]
+# An answer that quotes a whole approval panel, its hint row and menu, then asks back.
+QUOTED = [
+    " ● Kimi Code asks like this before a command runs:",
+    "   ▶ 1. Approve once",
+    "   ↑/↓ select · 1/2/3/4 choose · ↵ confirm",
+    " ─" + "─" * 30,
+    "   → [1] PostgreSQL",
+    "   ↑↓ select  1-3 / ↵ choose  esc cancel",
+    "   Would you like me to run it?",
+    "",
+]
+
+
+def cases() -> list[tuple[str, Snapshot, str]]:
+    out: list[tuple[str, Snapshot, str]] = []
+    for cols in WIDTHS:
+        rows = 32
+        out += [
+            (f"idle-{cols}", screen(DONE, input_box(cols), cols, rows), "idle"),
+            (f"startup-{cols}", screen([], input_box(cols), cols, rows), "idle"),
+            (
+                f"draft-panel-words-{cols}",
+                screen(DONE, input_box(cols, "▶ 1. Approve once ↑/↓ select · choose"), cols, rows),
+                "idle",
+            ),
+            (f"quoted-panel-{cols}", screen(QUOTED, input_box(cols), cols, rows), "idle"),
+            (
+                f"working-braille-{cols}",
+                screen(
+                    TRANSCRIPT,
+                    ["  ⠙ Working… · Tip: @: mention files", *input_box(cols)],
+                    cols,
+                    rows,
+                ),
+                "working",
+            ),
+            (
+                f"working-moon-{cols}",
+                screen(
+                    TRANSCRIPT,
+                    ["", "  🌔 · Tip: /web: use the Web UI", *input_box(cols)],
+                    cols,
+                    rows,
+                ),
+                "working",
+            ),
+            (
+                f"working-bare-spinner-{cols}",
+                screen(TRANSCRIPT, ["  ⠼ working...", "", *input_box(cols)], cols, rows),
+                "working",
+            ),
+            (
+                f"approval-{cols}",
+                screen(TRANSCRIPT, panel(cols, APPROVAL), cols, rows),
+                "blocked",
+            ),
+            (
+                f"feedback-{cols}",
+                screen(TRANSCRIPT, panel(cols, FEEDBACK), cols, rows),
+                "blocked",
+            ),
+            (
+                f"question-{cols}",
+                screen(TRANSCRIPT, panel(cols, QUESTION), cols, rows),
+                "blocked",
+            ),
+            (f"review-{cols}", screen(TRANSCRIPT, panel(cols, REVIEW), cols, rows), "blocked"),
+            (f"trust-{cols}", screen([], [rule(cols), *TRUST, rule(cols)], cols, rows), "blocked"),
+            (
+                # the approval panel answered: the transcript keeps its rows, the box is back
+                f"approved-{cols}",
+                screen([*TRANSCRIPT, *APPROVAL[-6:]], input_box(cols), cols, rows),
+                "idle",
+            ),
+        ]
+    return out
+
+
+CASES = cases()
+
+
+@pytest.mark.parametrize(
+    ("snap", "want"), [(s, w) for _, s, w in CASES], ids=[n for n, _, _ in CASES]
+)
+def test_kimi_code_screens(snap: Snapshot, want: str, manifest: Manifest) -> None:
+    verdict = classify(snap, manifest)
+    assert verdict.state == want, f"got {verdict.state} by rule {verdict.rule}"
+
+
+def test_the_old_kimi_rules_do_not_read_kimi_code_panels() -> None:
+    """Why Kimi Code needs rules of its own: Kimi CLI's read its panels as idle."""
+    old = load_manifest(RULES.with_name("kimi.toml"))
+    for body in (APPROVAL, QUESTION):
+        assert classify(screen(TRANSCRIPT, panel(120, body), 120, 32), old).state == "idle"
+
+
+def test_answer_keys(manifest: Manifest) -> None:
+    answer = manifest.answer
+    assert answer is not None
+    assert answer.keys("yes") == ("1",) and answer.keys("no") == ("3",)
+    assert answer.keys("2") == ("2",)
+    by_id = {r.id: r for r in manifest.rules}
+    question = by_id["question-panel"].answer
+    trust = by_id["trust-prompt"].answer
+    assert question is not None and question.keys("no") == ("Escape",)
+    assert trust is not None and trust.keys("yes") == ("Enter",)
+
+
+# ---- identification ---------------------------------------------------------------------------
+
+PACKAGE = "/usr/local/lib/node_modules/@moonshot-ai/kimi-code/dist/main.mjs"
+OLD_VENV = "/home/u/.local/share/uv/tools/kimi-cli"
+
+
+@pytest.fixture(scope="module")
+def rules() -> RuleSet:
+    return load_rules(None)
+
+
+def found(rules: RuleSet, argv: list[str]) -> str | None:
+    m = rules.for_process(argv)
+    return m.agent if m else None
+
+
+@pytest.mark.parametrize(
+    ("argv", "want"),
+    [
+        # renamed (process.title): the command line and comm both read `kimi-code`
+        (["kimi-code"], "kimi-code"),
+        # node with the package's entry point, before the rename
+        (["node", PACKAGE], "kimi-code"),
+        (["node", "--enable-source-maps", PACKAGE, "--yolo"], "kimi-code"),
+        # the native build the official install script puts in ~/.kimi-code/bin
+        (["/home/u/.kimi-code/bin/kimi"], "kimi-code"),
+        # the older Python Kimi CLI keeps its manifest
+        (["Kimi Code"], "kimi"),
+        ([f"{OLD_VENV}/bin/python3", f"{OLD_VENV}/bin/kimi"], "kimi"),
+        (["vim", "kimi-code"], None),
+        (["less", "/home/u/.kimi-code/config.toml"], None),
+    ],
+)
+def test_kimi_code_processes(rules: RuleSet, argv: list[str], want: str | None) -> None:
+    assert found(rules, argv) == want
+
+
+def test_the_name_kimi_code_means_the_new_program(rules: RuleSet) -> None:
+    """`--agent kimi-code` and `@osf-agent kimi-code` took Kimi CLI's rules before."""
+    assert rules.get("kimi-code").agent == "kimi-code"
+    assert rules.get("kimi").agent == "kimi"
+
+
+def pane(current_command: str) -> PaneInfo:
+    return PaneInfo(
+        pane_id="%1", pid=123, tty="/dev/pts/9", width=120, height=32, piped=False, dead=False,
+        active=True, window_active=True, window_id="@1", session_id="$1", session_name="s",
+        window_index="0", pane_index="0", session_attached=1, current_command=current_command,
+        agent_override="", report="", our_pipe="", alt_screen=False,
+    )  # fmt: skip
+
+
+def test_tmux_command_name_after_the_rename(rules: RuleSet) -> None:
+    """No readable /proc entry (another user's process): tmux's `#{pane_current_command}`."""
+    m = manifest_for(rules, pane("kimi-code"), lambda pid: [], wall=0.0, report_ttl=30.0)
+    assert m is not None and m.agent == "kimi-code"

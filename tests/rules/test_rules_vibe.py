@@ -1,0 +1,246 @@
+"""Mistral Vibe rules on screens beyond the captures: other widths (60 and 240 columns), drafts
+that hold the boxes' words, answers ending in a question, old boxes quoted in the transcript,
+and identification from the pane's foreground processes.
+
+The layouts are those of the 3.0.2 captures (captures/vibe-3.0.2-lab): the transcript from the
+top, the spinner row while a turn runs, the input box (a rule carrying the agent's name, the
+`>` row, blank rows, a rule) and the footer row; a permission, question or trust box takes the
+place of the input box (rules/NOTES-vibe.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from osf_tmux.daemon.identify import manifest_for
+from osf_tmux.judge.classify import classify
+from osf_tmux.judge.manifest import Manifest, load_manifest
+from osf_tmux.judge.ruleset import RuleSet, load_rules
+from osf_tmux.tmux import PaneInfo
+from osf_tmux.vt.snapshot import Snapshot
+
+RULES = Path(__file__).resolve().parents[2] / "rules" / "vibe.toml"
+WIDTHS = (60, 80, 120, 240)
+
+
+@pytest.fixture(scope="module")
+def manifest() -> Manifest:
+    return load_manifest(RULES)
+
+
+def screen(top: list[str], bottom: list[str], cols: int, rows: int = 24) -> Snapshot:
+    """`top` from the first row down (the transcript), `bottom` against the last row."""
+    lines = [line[:cols] for line in top]
+    lower = [line[:cols] for line in bottom]
+    gap = rows - len(lines) - len(lower)
+    assert gap >= 0, "more rows than the pane has"
+    return Snapshot.from_text("\n".join([*lines, *([""] * gap), *lower]), cols)
+
+
+def footer(cols: int) -> str:
+    left, right = "~/proj [PID 4304]", "90/200k tokens (0%)"
+    return left + " " * max(1, cols - len(left) - len(right)) + right
+
+
+def input_box(cols: int, *draft: str, agent: str = "accept edits") -> list[str]:
+    rows = [f"> {draft[0]}", *draft[1:]] if draft else [">"]
+    top = "─" * (cols - len(agent) - 3) + f" {agent} ─"
+    return [top, *rows, "", "", "─" * cols, footer(cols)]
+
+
+def box(body: list[str], cols: int) -> list[str]:
+    inner = cols - 2
+    rows = (f"│{line:<{inner}}│"[:cols] for line in body)
+    return ["┌" + "─" * inner + "┐", *rows, "└" + "─" * inner + "┘"]
+
+
+def permission(cols: int, tool: str = "bash", what: str = "rm -rf build") -> list[str]:
+    body = [
+        f" Permission for the file_system.{tool} tool (rm *)",
+        f" {what}",
+        "",
+        "   1. Allow once",
+        "   2. Allow for remainder of this session",
+        "   3. Always allow",
+        "   4. Deny",
+        "",
+        " ↑↓/jk navigate  Enter select  Esc reject",
+    ]
+    return [*box(body, cols), footer(cols)]
+
+
+def question(cols: int) -> list[str]:
+    body = [
+        " Which database should the app use?",
+        "",
+        "   1. PostgreSQL - Robust relational DB",
+        "   2. SQLite - File-based, zero config",
+        "   3. Type your answer...",
+        "",
+        " ↑↓/jk navigate  Enter select  Esc cancel",
+    ]
+    return [*box(body, cols), footer(cols)]
+
+
+def spinner(text: str = "Generating… (1s Esc/Ctrl+C to interrupt)", cell: str = "⠇ ") -> str:
+    return f"{cell} {text}"
+
+
+TURN = ["> clean the build directory", "─" * 40, "", "  I'll remove the build directory.", ""]
+DONE = [*TURN, "⏵ Ran rm -rf build && sleep 2 && echo done", "", "  Done.", ""]
+ASK_BACK = [
+    "> review app.py",
+    "",
+    "  app.py is small and clear. Would you like me to add a test for main()?",
+    "   1. Yes",
+    "   2. No",
+    "",
+]
+OLD_BOX = ["> what did the permission box look like?", "", "  It looked like this:"]
+
+
+def cases() -> list[tuple[str, Snapshot, str]]:
+    out: list[tuple[str, Snapshot, str]] = []
+    for w in WIDTHS:
+        out += [
+            (f"idle-{w}", screen(DONE, input_box(w), w), "idle"),
+            (f"idle-ask-agent-{w}", screen(DONE, input_box(w, agent="ask"), w), "idle"),
+            (f"generating-{w}", screen(TURN, [spinner(), *input_box(w)], w), "working"),
+            (
+                f"generating-one-cell-{w}",
+                screen(TURN, [spinner(cell=" ⠼"), *input_box(w)], w),
+                "working",
+            ),
+            (
+                f"running-command-{w}",
+                screen(
+                    [*TURN, "■ Running sleep 3"],
+                    [spinner("Running command… (3s Esc/Ctrl+C to interrupt)"), *input_box(w)],
+                    w,
+                ),
+                "working",
+            ),
+            (
+                f"initializing-queued-{w}",
+                screen(
+                    ["» Queued", *TURN],
+                    [
+                        spinner("Initializing… (Ctrl+C to cancel last queued message)", "⣠"),
+                        *input_box(w),
+                    ],
+                    w,
+                ),
+                "working",
+            ),
+            (
+                f"permission-{w}",
+                screen(
+                    TURN,
+                    [spinner("Running command… (0s Esc/Ctrl+C to interrupt)"), *permission(w)],
+                    w,
+                ),
+                "blocked",
+            ),
+            (
+                f"permission-diff-{w}",
+                screen(TURN, permission(w, "search_replace", "File: app.py"), w, 30),
+                "blocked",
+            ),
+            (f"question-{w}", screen(TURN, question(w), w), "blocked"),
+            (
+                f"draft-box-words-{w}",
+                screen(
+                    DONE,
+                    input_box(w, "1. Allow once 4. Deny ↑↓/jk navigate  Enter select  Esc reject"),
+                    w,
+                ),
+                "idle",
+            ),
+            (
+                # a pasted box, edges and all, as the draft's rows: the input box's rules and the
+                # footer stay under it
+                f"draft-whole-box-{w}",
+                screen(DONE, input_box(w, *permission(w)[:-1]), w, 34),
+                "idle",
+            ),
+            (
+                f"old-box-quoted-{w}",
+                screen([*OLD_BOX, *permission(w)[:-1], ""], input_box(w), w, 34),
+                "idle",
+            ),
+            (f"ask-back-{w}", screen(ASK_BACK, input_box(w), w), "idle"),
+            (
+                # the spinner's words in the transcript, not above the input box's rule
+                f"old-spinner-text-{w}",
+                screen([spinner(), *DONE], input_box(w), w),
+                "idle",
+            ),
+        ]
+    return out
+
+
+CASES = cases()
+
+
+@pytest.mark.parametrize(
+    ("snap", "want"), [(s, w) for _, s, w in CASES], ids=[n for n, _, _ in CASES]
+)
+def test_vibe_screens(snap: Snapshot, want: str, manifest: Manifest) -> None:
+    verdict = classify(snap, manifest)
+    assert verdict.state == want, f"got {verdict.state} by rule {verdict.rule}"
+
+
+def test_answer_keys(manifest: Manifest) -> None:
+    answer = manifest.answer
+    assert answer is not None
+    assert answer.keys("yes") == ("1",) and answer.keys("no") == ("Escape",)
+    assert answer.keys("3") == ("3",)
+
+
+# ---- identification ---------------------------------------------------------------------------
+
+SITE = "/home/u/.local/share/uv/tools/mistral-vibe/lib/python3.13/site-packages"
+TUI = [f"{SITE}/vibe/_bin/vibe-rs"]
+APP_SERVER = ["vibe-app-server"]  # it names itself (comm and command line)
+LAUNCHER = ["/home/u/.local/share/uv/tools/mistral-vibe/bin/python3", "/home/u/.local/bin/vibe"]
+
+
+@pytest.fixture(scope="module")
+def rules() -> RuleSet:
+    return load_rules(None)
+
+
+def found(rules: RuleSet, argv: list[str]) -> str | None:
+    m = rules.for_process(argv)
+    return m.agent if m else None
+
+
+@pytest.mark.parametrize(
+    ("argv", "want"),
+    [
+        (TUI, "vibe"),
+        (APP_SERVER, "vibe"),
+        (LAUNCHER, "vibe"),
+        (["vibe", "--agent", "ask"], "vibe"),
+        (["vim", "vibe"], None),
+        (["less", "notes/vibe.md"], None),
+    ],
+)
+def test_vibe_processes(rules: RuleSet, argv: list[str], want: str | None) -> None:
+    assert found(rules, argv) == want
+
+
+def pane(current_command: str) -> PaneInfo:
+    return PaneInfo(
+        pane_id="%1", pid=123, tty="/dev/pts/9", width=120, height=32, piped=False, dead=False,
+        active=True, window_active=True, window_id="@1", session_id="$1", session_name="s",
+        window_index="0", pane_index="0", session_attached=1, current_command=current_command,
+        agent_override="", report="", our_pipe="", alt_screen=False,
+    )  # fmt: skip
+
+
+def test_foreground_tui_then_app_server_is_vibe(rules: RuleSet) -> None:
+    # What /proc shows in a pane running `vibe`: vibe-rs leads the group, its child the server.
+    m = manifest_for(rules, pane("vibe-rs"), lambda pid: [TUI, APP_SERVER], 0.0, 30.0)
+    assert m is not None and m.agent == "vibe"

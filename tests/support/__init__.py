@@ -1,0 +1,1 @@
+"""What the tests share: private tmux servers, a daemon under test, recorders and oracles."""

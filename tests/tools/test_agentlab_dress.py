@@ -1,0 +1,179 @@
+"""The lab's pane environment and dresses (tools/agentlab/dress.py, `record --dress`): what an
+agent's environment holds in a plain lab pane and in each dress. No agent runs; one test starts
+a private tmux server to check the values against what tmux itself gives a pane's program."""
+
+from __future__ import annotations
+
+import functools
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.support.tmux_server import retry_until
+from tools.agentlab import dress as lab_dress
+from tools.agentlab.base import BASE_ENV, RunDirs
+from tools.agentlab.claude import Claude
+from tools.agentlab.dress import COMMON_DRESSES, PANE, Dress, PaneFacts, combine, pane_env
+from tools.agentlab.driver import Recorder
+from tools.agentlab.gemini import Gemini
+from tools.agentlab.qwen import Qwen
+
+FACTS = PaneFacts(
+    socket_path="/tmp/tmux-0/osf-agentlab-1-ab",
+    server_pid=4242,
+    session_id="$3",
+    pane_id="%7",
+    version="3.3a",
+    terminal="tmux-256color",
+)
+AGENT_ENV = {**BASE_ENV, "HOME": "/tmp/h", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+
+
+def test_plain_pane_gives_what_tmux_gives() -> None:
+    env = pane_env(AGENT_ENV, FACTS, PANE)
+    assert env["TMUX"] == "/tmp/tmux-0/osf-agentlab-1-ab,4242,3"
+    assert env["TMUX_PANE"] == "%7"
+    assert env["TERM_PROGRAM"] == "tmux"
+    assert env["TERM_PROGRAM_VERSION"] == "3.3a"
+    assert env["TERM"] == "tmux-256color"
+    # the adapter's own variables and the terminal's colour claim stay
+    assert env["OPENAI_BASE_URL"] == "http://127.0.0.1:9/v1"
+    assert env["COLORTERM"] == "truecolor"
+    assert env["LANG"] == "C.UTF-8"
+
+
+def test_term_is_the_servers_default_terminal() -> None:
+    facts = PaneFacts(**{**FACTS.__dict__, "terminal": "screen"})
+    assert pane_env(AGENT_ENV, facts, PANE)["TERM"] == "screen"
+
+
+@pytest.mark.parametrize(
+    ("name", "term", "colorterm"),
+    [("256", "xterm-256color", None), ("screen", "screen", None)],
+)
+def test_terminal_dresses_change_term_and_drop_colorterm(
+    name: str, term: str, colorterm: str | None
+) -> None:
+    dress = COMMON_DRESSES[name]
+    assert dress.terminal == term
+    facts = PaneFacts(**{**FACTS.__dict__, "terminal": dress.terminal})
+    env = pane_env(AGENT_ENV, facts, dress)
+    assert env["TERM"] == term
+    assert env.get("COLORTERM") == colorterm
+    assert env["TMUX"].endswith(",4242,3")
+
+
+def test_ascii_and_nocolor() -> None:
+    ascii_env = pane_env(AGENT_ENV, FACTS, COMMON_DRESSES["ascii"])
+    assert (ascii_env["LANG"], ascii_env["LC_ALL"]) == ("C", "C")
+    assert "NO_COLOR" not in ascii_env
+    assert pane_env(AGENT_ENV, FACTS, COMMON_DRESSES["nocolor"])["NO_COLOR"] == "1"
+
+
+def test_notmux_is_the_old_lab_environment() -> None:
+    env = pane_env({**AGENT_ENV, "TMUX": "stale"}, FACTS, COMMON_DRESSES["notmux"])
+    assert not any(k in env for k in lab_dress.TMUX_VARS)
+    assert env == {**AGENT_ENV}
+
+
+def test_combined_dresses() -> None:
+    both = combine([COMMON_DRESSES["256"], COMMON_DRESSES["nocolor"]])
+    assert both.name == "256+nocolor"
+    env = pane_env(AGENT_ENV, PaneFacts(**{**FACTS.__dict__, "terminal": both.terminal}), both)
+    assert (env["TERM"], env["NO_COLOR"], "COLORTERM" in env) == ("xterm-256color", "1", False)
+    assert combine([]) is PANE
+
+
+def test_agent_dress_lookup_and_options() -> None:
+    agent = Qwen()
+    assert set(COMMON_DRESSES) <= set(agent.all_dresses())
+    with pytest.raises(SystemExit, match="unknown dress"):
+        agent.dress("no-such-dress")
+    # a dress with options rides in every scenario's options, for the adapter's launch
+    own = Dress("probe", "test", options={"probe": True})
+    played = agent.configured_scenarios(None, own)["text"]
+    assert played.options["probe"] is True
+    assert "probe" not in agent.configured_scenarios(None)["text"].options
+
+
+def _read(path: Path) -> str | None:
+    return path.read_text() if path.exists() else None
+
+
+def test_lab_pane_environment_matches_tmux(tmp_path: Path) -> None:
+    """The values the lab computes are those a real pane's program gets from the lab server."""
+    agent = Qwen()
+    scenario = agent.scenarios()["text"]
+    for dress in (PANE, COMMON_DRESSES["screen"]):
+        out = tmp_path / f"env-{dress.name}.txt"
+        rec = Recorder(agent, scenario, 80, 24, tmp_path, verbose=False, pipe=False, dress=dress)
+        try:
+            rec.start_server(f"sh -c {shlex.quote(f'env > {out}.tmp; mv {out}.tmp {out}')}")
+            facts = rec.pane_facts()
+            text = retry_until(functools.partial(_read, out), what="pane env")
+        finally:
+            rec.tmux.kill()
+        real = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+        ours = pane_env({}, facts, dress)
+        for key in (*lab_dress.TMUX_VARS, "TERM"):
+            assert ours[key] == real[key], key
+        assert real["TERM"] == dress.terminal
+
+
+@pytest.mark.parametrize(
+    ("name", "ui"),
+    [
+        ("light", {"theme": "Qwen Light"}),
+        ("screenreader", {"accessibility": {"screenReader": True}}),
+        ("nophrases", {"accessibility": {"enableLoadingPhrases": False}}),
+        ("light+screenreader", {"theme": "Qwen Light", "accessibility": {"screenReader": True}}),
+    ],
+)
+def test_qwen_dresses_write_its_settings(tmp_path: Path, name: str, ui: dict[str, object]) -> None:
+    agent = Qwen()
+    dirs = RunDirs(root=tmp_path, home=tmp_path / "home", proj=tmp_path / "proj")
+    dirs.home.mkdir()
+    scenario = agent.configured_scenarios(None, agent.dress(name))["text"]
+    agent.launch(dirs, "http://127.0.0.1:9", scenario)
+    settings = json.loads((dirs.home / ".qwen" / "settings.json").read_text())
+    assert settings["ui"] == ui
+    # the plain pane writes no ui settings
+    plain = tmp_path / "plain"
+    dirs = RunDirs(root=plain, home=plain / "home", proj=plain / "proj")
+    dirs.home.mkdir(parents=True)
+    agent.launch(dirs, "http://127.0.0.1:9", agent.scenarios()["text"])
+    assert "ui" not in json.loads((dirs.home / ".qwen" / "settings.json").read_text())
+
+
+def test_gemini_dresses_write_its_settings(tmp_path: Path) -> None:
+    agent = Gemini()
+    dirs = RunDirs(root=tmp_path, home=tmp_path / "home", proj=tmp_path / "proj")
+    dirs.home.mkdir()
+    scenario = agent.configured_scenarios(None, agent.dress("light+nophrases"))["text"]
+    agent.launch(dirs, "http://127.0.0.1:9", scenario)
+    settings = json.loads((dirs.home / ".gemini" / "settings.json").read_text())
+    assert settings["ui"] == {
+        "theme": "Default Light",
+        "accessibility": {"enableLoadingPhrases": False},
+    }
+
+
+def test_old_folders_are_not_recorded_over(tmp_path: Path) -> None:
+    """A folder recorded before the pane's environment keeps its captures."""
+    from tools.agentlab.__main__ import _recorded_outside_tmux
+
+    (tmp_path / "text-120x32.labels.json").write_text(json.dumps({"segments": []}))
+    assert _recorded_outside_tmux(tmp_path)
+    (tmp_path / "text-120x32.labels.json").write_text(json.dumps({"environment": {}}))
+    assert not _recorded_outside_tmux(tmp_path)
+    assert not _recorded_outside_tmux(tmp_path / "new")
+
+
+def test_claude_notitle_dress_sets_its_variable() -> None:
+    dress = Claude().dress("notitle")
+    env = pane_env(AGENT_ENV, FACTS, dress)
+    assert env["CLAUDE_CODE_DISABLE_TERMINAL_TITLE"] == "1"
+    assert env["TMUX"].endswith(",4242,3")
+    assert Claude().dress("light").options == {"theme": "light"}

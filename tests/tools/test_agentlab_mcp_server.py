@@ -1,0 +1,62 @@
+"""The lab's stdio MCP server (tools/agentlab/mcp_lab_server.py) speaks enough MCP for an agent
+to list and call its tools: one JSON-RPC message per line in, one answer per request out."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+SERVER = Path(__file__).resolve().parents[2] / "tools" / "agentlab" / "mcp_lab_server.py"
+
+
+def talk(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    text = "".join(json.dumps(m) + "\n" for m in messages) + "not json\n\n"
+    out = subprocess.run(
+        [sys.executable, str(SERVER)], input=text, capture_output=True, text=True, timeout=30
+    )
+    assert out.returncode == 0, out.stderr
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def test_handshake_list_and_call() -> None:
+    answers = talk(
+        [
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-03-26", "capabilities": {}},
+            },
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "deploy", "arguments": {"target": "staging"}},
+            },
+            {"jsonrpc": "2.0", "id": 4, "method": "no/such"},
+        ]
+    )
+    # the notification and the junk lines get no answer
+    assert [a["id"] for a in answers] == [1, 2, 3, 4]
+    init = answers[0]["result"]
+    assert init["protocolVersion"] == "2025-03-26"
+    assert init["serverInfo"]["name"] == "lab"
+    assert "tools" in init["capabilities"]
+    names = [t["name"] for t in answers[1]["result"]["tools"]]
+    assert names == ["deploy", "lookup"]
+    call = answers[2]["result"]
+    assert call["isError"] is False
+    assert "staging" in call["content"][0]["text"]
+    assert answers[3]["error"]["code"] == -32601
+
+
+def test_unknown_tool_is_an_error_result() -> None:
+    (answer,) = talk(
+        [{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "rm"}}]
+    )
+    assert answer["result"]["isError"] is True
