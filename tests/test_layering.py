@@ -104,3 +104,64 @@ def test_the_hook_endpoint_and_agent_modules_import_only_cheap_modules() -> None
     heavy = {"json", "re", "pathlib", "dataclasses", "typing", "subprocess", "tomllib", "click"}
     assert not heavy & set(out), f"imported at hook time: {sorted(heavy & set(out))}"
     assert modules <= set(out)
+
+
+# tests/ mirrors the house: a folder per subpackage of osf_tmux, `rules` for rules/*.toml, `tools`
+# for tools/, `support` for what tests share. At the top only the house's own checks and the
+# tests of the top-level modules (osf_tmux/tmux.py and its neighbours).
+TESTS = Path(__file__).resolve().parent
+TEST_FOLDERS = {
+    *(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()),
+    "rules",
+    "tools",
+    "support",
+}
+TOP_LEVEL_TESTS = {
+    *(f"test_{p.stem}" for p in PACKAGE.glob("*.py") if not p.stem.startswith("_")),
+    "test_layering",
+    "test_no_timed_asserts",
+    "test_packaging",
+    "test_quickstart",
+}
+
+
+def misplaced_tests(tests: Path) -> list[str]:
+    """Test files and folders that do not sit where the layout says."""
+    wrong: list[str] = []
+    for folder in sorted(p for p in tests.iterdir() if p.is_dir() and p.name != "__pycache__"):
+        if folder.name not in TEST_FOLDERS:
+            wrong.append(f"{folder.name}/: no package, rules or tools of that name")
+        elif not (folder / "__init__.py").exists():
+            wrong.append(f"{folder.name}/: no __init__.py (its modules would clash by name)")
+        if folder.name == "support":
+            wrong += [f"support/{p.name}: a test among the helpers" for p in folder.glob("test_*")]
+        wrong += [
+            f"{p.relative_to(tests)}: one folder too deep" for p in folder.glob("*/test_*.py")
+        ]
+    for path in sorted(tests.glob("*.py")):
+        if path.stem.startswith("test_"):
+            if not any(path.stem.startswith(name) for name in TOP_LEVEL_TESTS):
+                wrong.append(f"{path.name}: belongs in the folder of the package it tests")
+        elif path.stem not in ("__init__", "conftest"):
+            wrong.append(f"{path.name}: a helper belongs in support/")
+    return wrong
+
+
+def test_tests_mirror_the_package() -> None:
+    assert misplaced_tests(TESTS) == []
+
+
+def test_the_layout_check_can_fail(tmp_path: Path) -> None:
+    (tmp_path / "daemon").mkdir()
+    (tmp_path / "daemon" / "__init__.py").write_text("")
+    (tmp_path / "daemon" / "test_ok.py").write_text("")
+    (tmp_path / "test_daemon_loop.py").write_text("")
+    (tmp_path / "live.py").write_text("")
+    (tmp_path / "fleet").mkdir()
+    (tmp_path / "vt").mkdir()
+    assert misplaced_tests(tmp_path) == [
+        "fleet/: no package, rules or tools of that name",
+        "vt/: no __init__.py (its modules would clash by name)",
+        "live.py: a helper belongs in support/",
+        "test_daemon_loop.py: belongs in the folder of the package it tests",
+    ]
