@@ -137,12 +137,14 @@ def _search_all(pattern: re.Pattern[str], argvs: Sequence[Sequence[str]]) -> Non
             pattern.search(arg)
 
 
-def judged(judge: ScreenJudge, snap: Snapshot) -> tuple[Verdict, frozenset[str]]:
+def judged(judge: ScreenJudge, snap: Snapshot, holds_apply: bool) -> tuple[Verdict, frozenset[str]]:
     """The verdict on `snap`, and the ids of the manifest's holds whose conditions match it
-    (judge/holds.py: the tracker is handed only these, so their patterns run here too)."""
+    (judge/holds.py: the tracker is handed only these, so their patterns run here too).
+    `holds_apply`: whether the pane reads `working`; a hold keeps such a pane working only on a
+    screen that reads idle or done (judge/combine.py), so on any other none is matched."""
     verdict = judge.verdict(snap)
     holds = judge.manifest.holds
-    if not holds:
+    if not (holds and holds_apply and verdict.state in ("idle", "done")):
         return verdict, frozenset()
     return verdict, frozenset(h.id for h in holds if rule_matches(h, snap))
 
@@ -172,9 +174,11 @@ class RuleGuard:
             except OverBudget:
                 return None
 
-    def judge(self, judge: ScreenJudge, snap: Snapshot) -> tuple[Verdict, frozenset[str]]:
+    def judge(
+        self, judge: ScreenJudge, snap: Snapshot, holds_apply: bool
+    ) -> tuple[Verdict, frozenset[str]]:
         """`judged` under the budget; raises OverBudget (then `drop_slow`)."""
-        return self.budget.run(functools.partial(judged, judge, snap))
+        return self.budget.run(functools.partial(judged, judge, snap, holds_apply))
 
     def drop_slow(self, manifest: Manifest, snap: Snapshot) -> Manifest:
         """A rule of `manifest` took more CPU than the budget on `snap`: the manifest without

@@ -125,7 +125,8 @@ class PaneWatch:
     verdict: Verdict | None = None
     judge: ScreenJudge | None = None  # classifies this pane's screens, one after another
     # The ids of its manifest's holds (judge/holds.py) whose conditions match the screen last
-    # judged: matched with the rules, under the CPU budget, and handed to the tracker.
+    # judged: matched with the rules, under the CPU budget, and handed to the tracker (only
+    # where a hold can apply: rule_budget.judged).
     holding: frozenset[str] = frozenset()
     report: tuple[str, Report | None] = ("", None)  # `@osf_report` as read, and parsed
     last_identify: float = float("-inf")
