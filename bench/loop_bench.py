@@ -42,8 +42,9 @@ sys.path.insert(0, str(ROOT))
 
 from agent_frames import ISSUE_CLAUDE, pick_stretch, source  # noqa: E402
 
-from osf_tmux.daemon.loop import Daemon, PaneWatch  # noqa: E402
+from osf_tmux.daemon.loop import Daemon  # noqa: E402
 from osf_tmux.daemon.source import PipeFactory  # noqa: E402
+from osf_tmux.daemon.watch import PaneWatch  # noqa: E402
 from osf_tmux.judge.combine import PaneTracker  # noqa: E402
 from osf_tmux.judge.ruleset import load_rules  # noqa: E402
 from osf_tmux.tmux import PANE_FIELDS, SEP, PaneInfo, ServerSpec, Tmux  # noqa: E402
@@ -65,7 +66,7 @@ class SilentTmux(Tmux):
 def _listing(daemon: Daemon) -> str:
     """`list-panes -a` as tmux would answer it for the daemon's panes, each piped by us."""
     lines = []
-    for w in daemon.panes.values():
+    for w in daemon.table.panes.values():
         i = w.info
         f = {
             "pane_id": i.pane_id, "pane_pid": str(i.pid), "pane_tty": i.tty,
@@ -150,19 +151,21 @@ def run_once(
         for n in range(agents + shells):
             agent = agent_name if n < agents else ""
             info = _info(n + 1, os.getpid(), agent)
-            w = daemon.panes[info.pane_id] = PaneWatch(info, PaneTracker(daemon.settings.timing))
-            daemon._reconcile_pipe(w)  # the sweep's own path: FIFO opened, a seed wanted
-            daemon._identify(w, now, if_changed=True)
+            w = daemon.table.panes[info.pane_id] = PaneWatch(
+                info, PaneTracker(daemon.settings.timing)
+            )
+            daemon.registry.reconcile_pipe(w)  # the sweep's own path: FIFO opened, a seed wanted
+            daemon.registry.identify(w, now, if_changed=True)
             if w.needs_seed or w.dirty_since is not None:
-                daemon.active.add(info.pane_id)  # as the sweep does
+                daemon.table.active.add(info.pane_id)  # as the sweep does
             if agent:
                 assert w.pipe is not None and w.manifest is not None
                 screen = PaneScreen(120, 32)
                 screen.feed(prefix)  # what a seed from capture-pane would have shown
                 w.screen, w.needs_seed = screen, False
                 paths.append(w.pipe.path)
-        daemon.next_sweep = float("inf")  # no tmux to list
-        daemon.next_check = float("inf")
+        daemon.scheduler.next_sweep = float("inf")  # no tmux to list
+        daemon.screens.next_check = float("inf")
         pid = os.fork()
         if pid == 0:
             _writer(paths, seconds + 2, loop)
@@ -170,7 +173,7 @@ def run_once(
             end = time.monotonic() + 1.0  # the first frames: every pane judged once
             while time.monotonic() < end:
                 daemon.step(max_wait=0.5)
-            c0 = dict(daemon.counters)
+            c0 = dict(daemon.table.counters)
             cpu0, t0 = time.thread_time(), time.monotonic()
             end = t0 + seconds
             if profile is not None:
@@ -180,16 +183,18 @@ def run_once(
             if profile is not None:
                 profile.disable()
             cpu, wall = time.thread_time() - cpu0, time.monotonic() - t0
-            wakeups = daemon.counters["wakeups"] - c0["wakeups"]
-            judged = daemon.counters["judged"] - c0["judged"]
-            working = sum(1 for w in daemon.panes.values() if w.tracker.current.state == "working")
+            wakeups = daemon.table.counters["wakeups"] - c0["wakeups"]
+            judged = daemon.table.counters["judged"] - c0["judged"]
+            working = sum(
+                1 for w in daemon.table.panes.values() if w.tracker.current.state == "working"
+            )
             if working != agents:
                 raise SystemExit(f"only {working} of {agents} agent panes working")
             # The sweep, alone: as every 2 s, with the writer still drawing.
             tmux = daemon.tmux
             assert isinstance(tmux, SilentTmux)
             tmux.listing = _listing(daemon)
-            for w in daemon.panes.values():
+            for w in daemon.table.panes.values():
                 if w.pipe is not None:
                     w.pipe.writer_pid = os.getpid()  # tmux's `cat`, alive
             sweeps, spent = 0, 0.0
@@ -198,15 +203,15 @@ def run_once(
                 daemon.sweep()
                 spent += time.thread_time() - c
                 sweeps += 1
-                daemon.next_sweep = float("inf")
+                daemon.scheduler.next_sweep = float("inf")
                 end = time.monotonic() + 0.1
                 while time.monotonic() < end:
                     daemon.step(max_wait=end - time.monotonic())
         finally:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
-            for w in daemon.panes.values():
-                daemon._close_pipe(w)
+            for w in daemon.table.panes.values():
+                daemon.registry.close_pipe(w)
         return (
             100 * cpu / wall,
             1e6 * cpu / max(wakeups, 1),

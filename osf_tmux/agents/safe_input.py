@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from osf_tmux.clock import Clock, SystemClock
 from osf_tmux.daemon.identify import manifest_for
-from osf_tmux.daemon.loop import screen_from_capture
 from osf_tmux.daemon.process import foreground_commands
+from osf_tmux.daemon.seeding import screen_from_capture
 from osf_tmux.daemon.source import capture_panes
 from osf_tmux.judge.classify import Verdict, classify, matched_lines
 from osf_tmux.judge.combine import Observation, PaneTracker, Report, Timing

@@ -32,7 +32,7 @@ from osf_tmux.judge.question import ask_excerpt
 from osf_tmux.tmux import PaneInfo
 
 if TYPE_CHECKING:
-    from osf_tmux.daemon.loop import Transition
+    from osf_tmux.daemon.watch import Transition
 
 log = logging.getLogger("osf_tmux.daemon.events")
 

@@ -15,18 +15,23 @@ well under a millisecond of CPU (bench/RESULTS.md), so the budget is far from no
 from __future__ import annotations
 
 import functools
+import logging
 import re
 import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from types import FrameType, TracebackType
 from typing import TypeVar
 
-from osf_tmux.judge.classify import classify
+from osf_tmux.judge.classify import Verdict, classify, rule_matches
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import RuleSet
+from osf_tmux.judge.screen_judge import ScreenJudge
 from osf_tmux.vt.snapshot import Snapshot
+
+log = logging.getLogger("osf_tmux.daemon.rule_budget")
 
 T = TypeVar("T")
 
@@ -82,22 +87,28 @@ def _on_timer(signum: int, frame: FrameType | None) -> None:
 def drop_slow_rules(
     budget: RuleBudget, rules: RuleSet, manifest: Manifest, snap: Snapshot
 ) -> tuple[RuleSet, Manifest, tuple[str, ...]]:
-    """`rules` with `manifest` replaced by one without the rules that blow the budget on `snap`
-    run alone (when none does, so they were only too slow together: the slowest one); the
-    new manifest, and the ids dropped."""
+    """`rules` with `manifest` replaced by one without the rules (holds among them) that blow
+    the budget on `snap` run alone (when none does, so they were only too slow together: the
+    slowest one); the new manifest, and the ids dropped."""
     slow: list[str] = []
     costs: list[tuple[float, str]] = []
-    for rule in manifest.rules:
-        alone = manifest.without(r.id for r in manifest.rules if r is not rule)
+    for rule in (*manifest.rules, *manifest.holds):
+        if rule.while_changing is None:
+            alone = manifest.without(r.id for r in manifest.rules if r is not rule)
+            work: Callable[[], object] = functools.partial(classify, snap, alone)
+        else:
+            work = functools.partial(rule_matches, rule, snap)
         start = time.process_time()
         try:
-            budget.run(functools.partial(classify, snap, alone))
+            budget.run(work)
         except OverBudget:
             slow.append(rule.id)
         costs.append((time.process_time() - start, rule.id))
     if not slow and costs:
         slow.append(max(costs)[1])
-    fixed = manifest.without(slow)
+    fixed = replace(
+        manifest.without(slow), holds=tuple(h for h in manifest.holds if h.id not in slow)
+    )
     return rules.replacing(manifest, fixed), fixed, tuple(slow)
 
 
@@ -124,3 +135,61 @@ def _search_all(pattern: re.Pattern[str], argvs: Sequence[Sequence[str]]) -> Non
     for argv in argvs:
         for arg in argv:
             pattern.search(arg)
+
+
+def judged(judge: ScreenJudge, snap: Snapshot, holds_apply: bool) -> tuple[Verdict, frozenset[str]]:
+    """The verdict on `snap`, and the ids of the manifest's holds whose conditions match it
+    (judge/holds.py: the tracker is handed only these, so their patterns run here too).
+    `holds_apply`: whether the pane reads `working`; a hold keeps such a pane working only on a
+    screen that reads idle or done (judge/combine.py), so on any other none is matched."""
+    verdict = judge.verdict(snap)
+    holds = judge.manifest.holds
+    if not (holds and holds_apply and verdict.state in ("idle", "done")):
+        return verdict, frozenset()
+    return verdict, frozenset(h.id for h in holds if rule_matches(h, snap))
+
+
+class RuleGuard:
+    """The rules in force, and the budget every use of them runs under: a rule that proves too
+    slow is dropped from `rules` until the daemon restarts, with a warning."""
+
+    def __init__(self, rules: RuleSet, budget: RuleBudget | None = None) -> None:
+        self.rules = rules
+        self.budget = budget or RuleBudget()
+
+    def find(
+        self,
+        find: Callable[[RuleSet], Manifest | None],
+        argvs: Callable[[], Sequence[Sequence[str]]],
+    ) -> Manifest | None:
+        """`find` run on the rules (which manifest a pane gets); process patterns too slow on
+        the pane's command lines `argvs` are dropped, and `find` runs once more."""
+        try:
+            return self.budget.run(functools.partial(find, self.rules))
+        except OverBudget:
+            self.rules, dropped = drop_slow_process_args(self.budget, self.rules, argvs())
+            log.warning("process patterns too slow to run, dropped: %s", "; ".join(dropped))
+            try:
+                return self.budget.run(functools.partial(find, self.rules))
+            except OverBudget:
+                return None
+
+    def judge(
+        self, judge: ScreenJudge, snap: Snapshot, holds_apply: bool
+    ) -> tuple[Verdict, frozenset[str]]:
+        """`judged` under the budget; raises OverBudget (then `drop_slow`)."""
+        return self.budget.run(functools.partial(judged, judge, snap, holds_apply))
+
+    def drop_slow(self, manifest: Manifest, snap: Snapshot) -> Manifest:
+        """A rule of `manifest` took more CPU than the budget on `snap`: the manifest without
+        it, which the rules hold from now on."""
+        self.rules, fixed, slow = drop_slow_rules(self.budget, self.rules, manifest, snap)
+        log.warning(
+            "rules %s of %s took more than %.2fs of CPU on one screen: dropped until the daemon "
+            "restarts (check them: osf-tmux rules check %s)",
+            ", ".join(slow),
+            manifest.source or manifest.agent,
+            self.budget.seconds,
+            manifest.source,
+        )
+        return fixed

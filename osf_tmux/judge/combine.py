@@ -67,6 +67,9 @@ class Observation:
     # The manifest's holds (rules with `while_changing`): they keep a working pane working
     # while their region's text changes.
     holds: tuple[Rule, ...] = ()
+    # The ids of those holds whose conditions match `snapshot` (or, with none, the last screen
+    # seen), for a caller that runs rules under a budget (the daemon); None: matched here.
+    holding: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -149,7 +152,7 @@ class PaneTracker:
             self._holds = Holds(obs.holds)
         if obs.snapshot is not None:
             self._holds.observe(obs.snapshot, now)
-        return self._holds.holding(now)
+        return self._holds.holding(now, obs.holding)
 
     def _idle_confirmed(self, now: float) -> bool:
         """An agent that still prints (Codex streaming its answer hides its status row) has not

@@ -46,16 +46,18 @@ class Holds:
             if old is not None and old != text:
                 self._changed[rule.id] = now
 
-    def holding(self, now: float) -> Rule | None:
+    def holding(self, now: float, matching: frozenset[str] | None = None) -> Rule | None:
         """The first hold whose region changed within its window and whose conditions match
-        the last screen seen."""
+        the last screen seen. `matching`: the ids of the holds whose conditions match it, as
+        the caller found them (the daemon, under its CPU budget for rules); None: matched
+        here."""
         snap = self._last
         if snap is None:
             return None
         for rule in self.rules:
             window = rule.while_changing or 0.0
-            if now - self._changed.get(rule.id, float("-inf")) < window and rule_matches(
-                rule, snap
+            if now - self._changed.get(rule.id, float("-inf")) < window and (
+                rule_matches(rule, snap) if matching is None else rule.id in matching
             ):
                 return rule
         return None

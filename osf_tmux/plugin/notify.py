@@ -29,7 +29,7 @@ from osf_tmux.plugin.notify_prompts import PromptBook
 from osf_tmux.tmux import PaneInfo, Tmux, TmuxError
 
 if TYPE_CHECKING:
-    from osf_tmux.daemon.loop import Transition
+    from osf_tmux.daemon.watch import Transition
     from osf_tmux.judge.combine import PaneState
 
 log = logging.getLogger("osf_tmux.plugin.notify")

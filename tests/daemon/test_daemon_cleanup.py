@@ -44,7 +44,7 @@ def daemon(tmux_server: TmuxServer, tmp_path: Path) -> Iterator[Daemon]:
     )
     d.pipes.prepare()
     yield d
-    d._close_all()
+    d.registry.close_all()
 
 
 def osf_globals(server: TmuxServer) -> list[str]:

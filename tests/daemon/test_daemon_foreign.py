@@ -144,9 +144,9 @@ def test_a_pipe_opened_between_listing_and_attaching_is_not_replaced(
             out.write("for their log\r\n")
         retry_until(lambda: log.exists() and b"their log" in log.read_bytes(), timeout=5)
         daemon.sweep()
-        assert daemon.panes[pane].mode == "foreign"
+        assert daemon.table.panes[pane].mode == "foreign"
     finally:
-        daemon._close_all()
+        daemon.registry.close_all()
 
 
 if __name__ == "__main__":  # pragma: no cover

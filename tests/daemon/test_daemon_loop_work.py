@@ -94,8 +94,8 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
     )
     daemon.pipes.prepare()
     yield Rig(daemon, tmux, clock)
-    for w in daemon.panes.values():
-        daemon._close_pipe(w)
+    for w in daemon.table.panes.values():
+        daemon.registry.close_pipe(w)
 
 
 def test_quiet_plain_panes_leave_the_active_set_and_agents_stay(rig: Rig) -> None:
@@ -103,21 +103,21 @@ def test_quiet_plain_panes_leave_the_active_set_and_agents_stay(rig: Rig) -> Non
     agent = pane(9, agent_override="claude")
     for _ in range(3):  # attach, then sweeps that find the pipes ours
         rig.sweep(*shells, agent)
-    assert all(rig.daemon.panes[p.pane_id].mode == "pipe" for p in (*shells, agent))
+    assert all(rig.daemon.table.panes[p.pane_id].mode == "pipe" for p in (*shells, agent))
     # The agent's seed (capture-pane) got no answer here: it must stay wanted.
-    assert rig.daemon.active == {"%9"}
-    assert rig.daemon.panes["%9"].needs_seed
+    assert rig.daemon.table.active == {"%9"}
+    assert rig.daemon.table.panes["%9"].needs_seed
 
 
 def test_a_plain_pane_that_becomes_an_agent_is_seeded_and_judged(rig: Rig) -> None:
     shell = pane(1)
     for _ in range(2):
         rig.sweep(shell)
-    assert rig.daemon.active == set()
+    assert rig.daemon.table.active == set()
     rig.sweep(dataclasses.replace(shell, agent_override="claude"))
-    w = rig.daemon.panes["%1"]
+    w = rig.daemon.table.panes["%1"]
     assert w.manifest is not None and w.manifest.agent == "claude"
-    assert w.needs_seed and "%1" in rig.daemon.active
+    assert w.needs_seed and "%1" in rig.daemon.table.active
 
 
 def test_a_listing_line_seen_before_gives_the_same_info_and_a_changed_one_is_read(
@@ -126,18 +126,18 @@ def test_a_listing_line_seen_before_gives_the_same_info_and_a_changed_one_is_rea
     agent = pane(1, agent_override="claude")
     rig.sweep(agent)
     rig.sweep(agent)
-    w = rig.daemon.panes["%1"]
+    w = rig.daemon.table.panes["%1"]
     info = w.info
     rig.sweep(agent)
     assert w.info is info  # the same line: not parsed again
     # As after a seed: a screen of the listed size, nothing left to do.
     w.screen, w.needs_seed, w.dirty_since = PaneScreen(120, 32), False, None
     rig.daemon.process()
-    assert "%1" not in rig.daemon.active
+    assert "%1" not in rig.daemon.table.active
     # Resized: read anew, the screen follows and is seeded again.
     rig.sweep(dataclasses.replace(agent, width=100))
     assert w.info.width == 100 and w.screen is not None and w.screen.size == (100, 32)
-    assert w.needs_seed and "%1" in rig.daemon.active
+    assert w.needs_seed and "%1" in rig.daemon.table.active
     # Looked at now (focus): judged again.
     w.needs_seed, w.dirty_since = False, None
     rig.daemon.process()
@@ -146,7 +146,7 @@ def test_a_listing_line_seen_before_gives_the_same_info_and_a_changed_one_is_rea
     )
     rig.tmux.panes = [seen]
     rig.daemon.sweep()
-    assert w.info.seen and w.dirty_since is not None and "%1" in rig.daemon.active
+    assert w.info.seen and w.dirty_since is not None and "%1" in rig.daemon.table.active
 
 
 def test_panes_that_drew_in_the_last_second_are_counted(rig: Rig) -> None:
@@ -154,15 +154,15 @@ def test_panes_that_drew_in_the_last_second_are_counted(rig: Rig) -> None:
     rig.sweep(*panes)
     d = rig.daemon
     for n in (1, 2):
-        d._on_bytes(d.panes[f"%{n}"], b"x")
-    assert d._drawing(rig.clock.now()) == 2
+        d.judging.on_bytes(d.table.panes[f"%{n}"], b"x")
+    assert d.table.drawing(rig.clock.now()) == 2
     rig.clock.advance(0.6)
-    d._on_bytes(d.panes["%3"], b"y")
-    assert d._drawing(rig.clock.now()) == 3
+    d.judging.on_bytes(d.table.panes["%3"], b"y")
+    assert d.table.drawing(rig.clock.now()) == 3
     rig.clock.advance(0.5)  # %1 and %2 drew 1.1 s ago
-    assert d._drawing(rig.clock.now()) == 1
+    assert d.table.drawing(rig.clock.now()) == 1
     rig.sweep(*panes[:2])  # %3 closed: it no longer counts, whenever it drew
-    assert d._drawing(rig.clock.now()) == 0
+    assert d.table.drawing(rig.clock.now()) == 0
 
 
 def test_the_status_file_holds_the_status(rig: Rig) -> None:

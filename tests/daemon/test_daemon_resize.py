@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from osf_tmux.clock import FakeClock
-from osf_tmux.daemon.loop import Daemon, Settings
+from osf_tmux.daemon.loop import Daemon
 from osf_tmux.daemon.source import PipeFactory
+from osf_tmux.daemon.watch import Settings
 from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.tmux import ServerSpec, Tmux
 from tests.support.tmux_server import TmuxServer, retry_until
@@ -38,17 +39,17 @@ def test_a_screen_of_the_wrong_size_is_noticed(tmux_server: TmuxServer, tmp_path
         daemon.sweep()  # lists the pane at 100x30
         server.cmd("split-window", "-d", "-t", pane, "sleep 100000")  # now 100x15
         daemon.process()  # seeds: the capture says 100x15
-        screen = daemon.panes[pane].screen
+        screen = daemon.table.panes[pane].screen
         assert screen is not None and screen.size == (100, 15)
         server.cmd("resize-window", "-t", pane, "-x", "100", "-y", "61")
         server.cmd("resize-pane", "-t", pane, "-y", "30")  # back to the listed 100x30
         daemon.sweep()
         daemon.process()
-        screen = daemon.panes[pane].screen
+        screen = daemon.table.panes[pane].screen
         assert screen is not None and screen.size == (100, 30)
-        assert daemon.panes[pane].reseeds == 2
+        assert daemon.table.panes[pane].reseeds == 2
     finally:
-        daemon._close_all()
+        daemon.registry.close_all()
 
 
 # A wrapper that forks, and whose child waits (after the fork, before its exec) until the test
@@ -111,17 +112,17 @@ def test_an_agent_started_by_a_wrapper_is_found_by_the_sweep(
     daemon.pipes.prepare()
     try:
         daemon.sweep()
-        assert daemon.panes[pane].manifest is None  # the child is still the wrapper
+        assert daemon.table.panes[pane].manifest is None  # the child is still the wrapper
         (tmp_path / "go").touch()
 
         def found() -> bool:
             daemon.sweep()
-            manifest = daemon.panes[pane].manifest
+            manifest = daemon.table.panes[pane].manifest
             return manifest is not None and manifest.agent == "claude"
 
         retry_until(found, timeout=10, what="the wrapper's agent found by a sweep")
     finally:
-        daemon._close_all()
+        daemon.registry.close_all()
 
 
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="waits for the exec in /proc")
@@ -149,7 +150,7 @@ def test_an_agent_execd_by_a_program_that_drew_is_found_by_the_next_sweep(
     daemon.pipes.prepare()
     try:
         daemon.sweep()  # attaches the pipe; reads the drawing program: no agent
-        watch = daemon.panes[pane]
+        watch = daemon.table.panes[pane]
         assert watch.manifest is None
         retry_until(
             lambda: server.cmd("display-message", "-p", "-t", pane, "#{pane_pipe}").strip() == "1",
@@ -176,7 +177,7 @@ def test_an_agent_execd_by_a_program_that_drew_is_found_by_the_next_sweep(
         daemon.sweep()
         assert watch.manifest is not None and watch.manifest.agent == "claude"
     finally:
-        daemon._close_all()
+        daemon.registry.close_all()
 
 
 def test_the_sweep_leaves_quiet_shells_processes_unread(
@@ -185,7 +186,7 @@ def test_the_sweep_leaves_quiet_shells_processes_unread(
     """Issue #15: a sweep of 200 panes spent most of its time reading the process tree of every
     pane. A pane that is no agent and prints nothing is re-read only every `quiet_identify`; an
     agent's pane at every sweep."""
-    import osf_tmux.daemon.loop as loop
+    import osf_tmux.daemon.registry as registry
     from osf_tmux.daemon import process
 
     server = tmux_server
@@ -199,7 +200,7 @@ def test_the_sweep_leaves_quiet_shells_processes_unread(
         read.append(pid)
         return real(pid)
 
-    monkeypatch.setattr(loop, "foreground_signature", counted)
+    monkeypatch.setattr(registry, "foreground_signature", counted)
     run = tmp_path / "run"
     daemon = Daemon(
         Tmux(ServerSpec(server.socket_name)), load_rules(None), PipeFactory(run), token=str(run)
@@ -212,14 +213,14 @@ def test_the_sweep_leaves_quiet_shells_processes_unread(
         read.clear()
         daemon.sweep()
         daemon.sweep()
-        pids = {daemon.panes[p].info.pid for p in [*shells, agent]}
-        assert daemon.panes[agent].info.pid in read
+        pids = {daemon.table.panes[p].info.pid for p in [*shells, agent]}
+        assert daemon.table.panes[agent].info.pid in read
         assert len(read) == 2  # the agent's pane, twice; no shell
-        assert not (pids - {daemon.panes[agent].info.pid}) & set(read)
+        assert not (pids - {daemon.table.panes[agent].info.pid}) & set(read)
         for p in shells:
-            daemon.panes[p].signature_read -= daemon.settings.quiet_identify
+            daemon.table.panes[p].signature_read -= daemon.settings.quiet_identify
         read.clear()
         daemon.sweep()
-        assert {daemon.panes[p].info.pid for p in shells} <= set(read)
+        assert {daemon.table.panes[p].info.pid for p in shells} <= set(read)
     finally:
-        daemon._close_all()
+        daemon.registry.close_all()

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from osf_tmux.clock import FakeClock
-from osf_tmux.daemon.loop import Daemon, PaneWatch
+from osf_tmux.daemon.loop import Daemon
 from osf_tmux.daemon.source import PipeFactory
+from osf_tmux.daemon.watch import PaneWatch
 from osf_tmux.judge.combine import PaneTracker
 from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.tmux import PaneInfo, ServerSpec, Tmux
@@ -63,7 +64,7 @@ class Rig:
     def turn(self) -> None:
         """What one wake-up of the loop does with this pane: read, parse, judge what is due."""
         assert self.watch.pipe is not None
-        self.daemon._on_bytes(self.watch, self.watch.pipe.read())
+        self.daemon.judging.on_bytes(self.watch, self.watch.pipe.read())
         self.daemon.process()
 
     @property
@@ -86,12 +87,12 @@ def fake_daemon(tmp: Path) -> tuple[Daemon, FakeClock]:
 def rig(tmp_path: Path) -> Iterator[Rig]:
     daemon, clock = fake_daemon(tmp_path)
     pipe = daemon.pipes.open("%1")
-    manifest = daemon.rules.get("claude")
+    manifest = daemon.guard.rules.get("claude")
     watch = PaneWatch(
         _info(), PaneTracker(), pipe=pipe, mode="pipe", manifest=manifest,
         screen=PaneScreen(120, 32),
     )  # fmt: skip
-    daemon.panes["%1"] = watch
+    daemon.table.panes["%1"] = watch
     writer = os.open(pipe.path, os.O_WRONLY | os.O_NONBLOCK)
     yield Rig(daemon, clock, watch, writer)
     os.close(writer)
@@ -153,7 +154,7 @@ def test_a_stamp_that_did_not_move_counts_as_written_at_the_read(rig: Rig) -> No
 def test_bytes_left_in_the_fifo_make_the_stamp_worthless(rig: Rig) -> None:
     assert rig.watch.pipe is not None
     rig.frame(b"x" * (1 << 16) * 9 + prompt_bytes(), written_ago=1.0)
-    rig.daemon._on_bytes(rig.watch, rig.watch.pipe.read(limit=8))
+    rig.daemon.judging.on_bytes(rig.watch, rig.watch.pipe.read(limit=8))
     assert not rig.watch.pipe.drained
     assert rig.watch.last_bytes == rig.clock.now()
 
@@ -173,7 +174,7 @@ def test_status_file_carries_the_notifiers_section(tmp_path: Path) -> None:
         extra_status=sections,
     )
     daemon.status_changed()  # from the notifier's thread: written at the next turn
-    assert daemon.status_dirty
+    assert daemon.table.status_dirty
     daemon.write_status()
     data = json.loads(status_file.read_text())
     assert data["notify"] == {"path": "terminal"}

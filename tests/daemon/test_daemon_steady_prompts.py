@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.daemon.loop import PaneWatch
+from osf_tmux.daemon.watch import PaneWatch
 from osf_tmux.judge.combine import PaneTracker
 from osf_tmux.judge.corpus import Capture, find_captures
 from osf_tmux.vt.pane import PaneScreen
@@ -53,14 +53,14 @@ class Loop:
     def __init__(self, tmp: Path, size: tuple[int, int], agent: str) -> None:
         d, self.clock = fake_daemon(tmp)
         self.daemon = d
-        d.next_sweep = float("inf")  # no tmux here to list panes
-        rules = d.rules
+        d.scheduler.next_sweep = float("inf")  # no tmux here to list panes
+        rules = d.guard.rules
         self.watches: list[PaneWatch] = []
         self.writers: list[int] = []
         panes = ((1, size, agent), (2, (120, 32), "claude"), (3, (120, 32), "claude"))
         for n, (cols, rows), name in panes:
             pipe = d.pipes.open(f"%{n}")
-            d.selector.register(pipe.read_fd, selectors.EVENT_READ, f"%{n}")
+            d.scheduler.selector.register(pipe.read_fd, selectors.EVENT_READ, f"%{n}")
             info = _info(n)
             # Named by `@osf-agent`: the pane's process (none here) must not re-identify it.
             info = dataclasses.replace(info, width=cols, height=rows, agent_override=name)
@@ -68,7 +68,7 @@ class Loop:
                 info, PaneTracker(), pipe=pipe, mode="pipe", manifest=rules.get(name),
                 screen=PaneScreen(cols, rows),
             )  # fmt: skip
-            d.panes[f"%{n}"] = w
+            d.table.panes[f"%{n}"] = w
             self.watches.append(w)
             self.writers.append(os.open(pipe.path, os.O_WRONLY | os.O_NONBLOCK))
 
@@ -88,7 +88,7 @@ class Loop:
         for fd in self.writers:
             os.close(fd)
         for w in self.watches:
-            self.daemon._close_pipe(w)
+            self.daemon.registry.close_pipe(w)
 
 
 MakeLoop = Callable[[tuple[int, int], str], Loop]

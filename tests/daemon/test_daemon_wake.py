@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.daemon.loop import Daemon, Settings
+from osf_tmux.daemon.loop import Daemon
 from osf_tmux.daemon.source import PipeFactory
+from osf_tmux.daemon.watch import Settings
 from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.tmux import ServerSpec, Tmux
 from tests.support.live import DaemonProcess
@@ -73,7 +74,7 @@ def test_hooks_left_by_a_dead_daemon_signal_no_process(
     server.kill_pane(pane)
     time.sleep(0.5)  # what the hooks started has run by now
     assert canary.poll() is None, "a hook signalled another program"
-    daemon._close_all()
+    daemon.registry.close_all()
 
 
 def test_a_new_pane_wakes_the_daemon(tmux_server: TmuxServer, tmp_path: Path) -> None:
@@ -87,14 +88,14 @@ def test_a_new_pane_wakes_the_daemon(tmux_server: TmuxServer, tmp_path: Path) ->
 
         def noticed() -> bool:
             daemon.step(max_wait=0.05)
-            return pane in daemon.panes
+            return pane in daemon.table.panes
 
         retry_until(noticed, timeout=10, what="the new pane noticed without a timed sweep")
         server.kill_pane(pane)
 
         def dropped() -> bool:
             daemon.step(max_wait=0.05)
-            return pane not in daemon.panes
+            return pane not in daemon.table.panes
 
         retry_until(dropped, timeout=10, what="the closed pane dropped without a timed sweep")
     finally:
@@ -169,7 +170,7 @@ def test_restarts_and_stops_leave_one_hook_each_and_the_users_own(
     for _ in range(3):  # a start, a restart over a killed daemon's hooks, another
         daemon = in_process_daemon(server, tmp_path)
         daemon.install_hooks()
-        daemon._close_all()
+        daemon.registry.close_all()
     entries = _wake_entries(server)
     ours = {h: [c for c in cs if "osf-tmux-wake" in c] for h, cs in entries.items()}
     assert {"pane-died", "pane-exited", "window-layout-changed", "window-pane-changed",

@@ -31,8 +31,9 @@ from osf_tmux.daemon.feed import (
     unix_address,
 )
 from osf_tmux.daemon.lifecycle import DaemonFiles
-from osf_tmux.daemon.loop import Daemon, Transition
+from osf_tmux.daemon.loop import Daemon
 from osf_tmux.daemon.source import PipeFactory
+from osf_tmux.daemon.watch import Transition
 from osf_tmux.judge.combine import PaneState
 from osf_tmux.judge.replay import snapshots_at
 from osf_tmux.judge.ruleset import load_rules
@@ -367,7 +368,7 @@ def test_the_sweep_reports_each_pane_that_closed(tmp_path: Path) -> None:
     )
     tmux.listing = [pane("%3"), pane("%4", "2")]
     daemon.sweep()
-    assert set(daemon.panes) == {"%3", "%4"} and gone == []
+    assert set(daemon.table.panes) == {"%3", "%4"} and gone == []
     tmux.listing = [pane("%4", "2")]
     daemon.sweep()
     assert [p.pane_id for p in gone] == ["%3"] and gone[0].address == "work:1.0"

@@ -68,7 +68,9 @@ def test_the_daemon_identifies_a_pane_by_its_report(rules: RuleSet, tmp_path: Pa
         identify=lambda pid: [["python3", "wrapper.py"]],
     )
     info = pane(report=f"working {clock.wall() - 2} claude")
-    found = daemon._manifest_for(info)
+    found = daemon.registry.manifest_for(info)
     assert found is not None and found.agent == "claude"
     clock.advance(daemon.settings.timing.report_ttl)
-    assert daemon._manifest_for(info) is None  # the report went stale: back to the processes
+    assert (
+        daemon.registry.manifest_for(info) is None
+    )  # the report went stale: back to the processes

@@ -20,9 +20,10 @@ from click.testing import CliRunner
 
 from osf_tmux.cli.app import cli as main
 from osf_tmux.clock import FakeClock
-from osf_tmux.daemon.loop import Daemon, PaneWatch
+from osf_tmux.daemon.loop import Daemon
 from osf_tmux.daemon.rule_budget import OverBudget, RuleBudget
 from osf_tmux.daemon.source import PipeFactory
+from osf_tmux.daemon.watch import PaneWatch
 from osf_tmux.judge.backtracking import exponential_risk
 from osf_tmux.judge.combine import PaneTracker
 from osf_tmux.judge.manifest import ManifestError, parse_manifest
@@ -165,21 +166,21 @@ def test_a_slow_rule_is_dropped_and_the_pane_judged_without_it(
     clock = FakeClock(start=1000.0, wall_offset=time.time() - 1000.0)
     rules = RuleSet({"claude": slow})
     daemon = Daemon(RecordingTmux(), rules, PipeFactory(tmp_path / "run"), "t", clock=clock)
-    daemon.budget = RuleBudget(0.05)
+    daemon.guard.budget = RuleBudget(0.05)
     daemon.pipes.prepare()
     pipe = daemon.pipes.open("%1")
     screen = PaneScreen(120, 32)
     watch = PaneWatch(_info(), PaneTracker(), pipe=pipe, mode="pipe", manifest=slow, screen=screen)
-    daemon.panes["%1"] = watch
+    daemon.table.panes["%1"] = watch
     try:
         screen.feed(b" " * 118 + b"!\r\nProceed? (y/n)")
         watch.dirty_since = clock.now()
-        daemon.active.add("%1")
+        daemon.table.active.add("%1")
         for _ in range(3):
             clock.advance(1.0)
             daemon.process()
-        assert [r.id for r in daemon.rules.get("claude").rules] == ["ask"]
-        assert watch.manifest is daemon.rules.get("claude")
+        assert [r.id for r in daemon.guard.rules.get("claude").rules] == ["ask"]
+        assert watch.manifest is daemon.guard.rules.get("claude")
         assert watch.tracker.current.state == "blocked"
         assert watch.tracker.current.rule == "ask"
     finally:

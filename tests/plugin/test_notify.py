@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from osf_tmux.clock import FakeClock
-from osf_tmux.daemon.loop import Transition
+from osf_tmux.daemon.watch import Transition
 from osf_tmux.judge.combine import PaneState
 from osf_tmux.judge.question import ask_excerpt, clean
 from osf_tmux.judge.replay import snapshots_at

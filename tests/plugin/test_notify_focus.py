@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from osf_tmux.clock import FakeClock
-from osf_tmux.daemon.loop import Transition
+from osf_tmux.daemon.watch import Transition
 from osf_tmux.judge.combine import PaneState
 from osf_tmux.plugin.notify import Notifier, NotifyConfig, NullBackend
 from osf_tmux.plugin.notify_backends import looked_at
