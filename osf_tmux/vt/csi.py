@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from osf_tmux.vt.grid import BLANK, blank_row
-from osf_tmux.vt.stream import CsiCall, Param, PreparedRun
+from osf_tmux.vt.state_machine import CsiCall, Param, PreparedRun
 
 if TYPE_CHECKING:
     from osf_tmux.vt.screen import TmuxScreen

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from osf_tmux.vt import stream
+from osf_tmux.vt import state_machine, stream
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.screen import INERT_CSI, TmuxScreen
 from osf_tmux.vt.stream import Parser
@@ -210,9 +210,9 @@ RUN_PIECES = [
 ]  # fmt: skip
 
 
-def _items(pieces: list[bytes]) -> stream.CsiRun:
+def _items(pieces: list[bytes]) -> state_machine.CsiRun:
     inert = re.compile(INERT_CSI)
-    items: list[stream.CsiCall | int | bytes | None] = []
+    items: list[state_machine.CsiCall | int | bytes | None] = []
     for piece in pieces:
         if len(piece) == 1:
             items.append(piece[0])
@@ -357,7 +357,7 @@ def test_every_capture_equals_the_state_machine_at_every_read(folder: Path) -> N
 
 def test_an_osc_too_long_to_keep_does_nothing_in_a_run() -> None:
     # tmux discards it without a trace: REP's character survives it, even across feeds.
-    osc = b"\x1b]0;" + b"x" * stream.MAX_STRING + b"\x07"
+    osc = b"\x1b]0;" + b"x" * state_machine.MAX_STRING + b"\x07"
     for chunks in ([b"ab" + osc + b"\x1b[2b"], [b"ab" + osc, b"\x1b[2b"], [b"ab", osc + b"c"]):
         assert fed(chunks) == fed(chunks, slow=True)
     pane = PaneScreen(12, 5)
@@ -380,21 +380,21 @@ def test_the_run_cache_stays_bounded_and_long_runs_are_not_kept() -> None:
 
 
 def test_the_text_caches_stay_bounded_and_long_tokens_are_not_kept() -> None:
-    from osf_tmux.vt import screen
+    from osf_tmux.vt import printing
 
     pane = PaneScreen(80, 5)
     texts = pane._parser._texts
     for k in range(stream._TEXT_CACHE_SIZE + 100):
         pane.feed(f"\x1b[H{f'─{k:04}─' * 10}\x1b[1m{k}".encode())
     # more cells than the narrow cache keeps went through it
-    assert (stream._TEXT_CACHE_SIZE + 100) * 60 > screen._NARROW_CELLS_MAX
+    assert (stream._TEXT_CACHE_SIZE + 100) * 60 > printing._NARROW_CELLS_MAX
     assert 0 < len(texts) <= stream._TEXT_CACHE_SIZE
-    kept = sum(map(len, screen._NARROW_CELLS))
-    assert 0 < kept == screen._narrow_cells_kept <= screen._NARROW_CELLS_MAX
-    long_token = "─" * max(stream._TEXT_CACHE_BYTES // 3 + 1, screen._NARROW_TEXT_LEN + 1)
+    kept = sum(map(len, printing._NARROW_CELLS))
+    assert 0 < kept == printing._narrow_cells_kept <= printing._NARROW_CELLS_MAX
+    long_token = "─" * max(stream._TEXT_CACHE_BYTES // 3 + 1, printing._NARROW_TEXT_LEN + 1)
     pane.feed(f"\x1b[H{long_token}".encode())
     assert long_token.encode() not in texts
-    assert long_token not in screen._NARROW_CELLS
+    assert long_token not in printing._NARROW_CELLS
     assert pane.snapshot().rows[0] == "─" * 80
 
 
