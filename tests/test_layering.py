@@ -118,6 +118,7 @@ TEST_FOLDERS = {
 }
 TOP_LEVEL_TESTS = {
     *(f"test_{p.stem}" for p in PACKAGE.glob("*.py") if not p.stem.startswith("_")),
+    "test_class_sizes",
     "test_layering",
     "test_no_timed_asserts",
     "test_packaging",
