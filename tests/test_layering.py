@@ -4,6 +4,7 @@ imports inside functions count too), and the hook endpoint's imports stay cheap.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -192,8 +193,10 @@ def module_imports(path: Path) -> set[str]:
 MODULE_NAMES = {module_name(p) for p in MODULES}
 
 
+@functools.cache
 def import_graph() -> dict[str, set[str]]:
-    """Module -> the modules it imports, self-imports (a module's own package) left out."""
+    """Module -> the modules it imports, self-imports (a module's own package) left out (read
+    once: the tests below only read it)."""
     graph = {module_name(p): module_imports(p) for p in MODULES}
     return {m: targets - {m} for m, targets in graph.items()}
 
