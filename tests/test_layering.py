@@ -4,6 +4,7 @@ imports inside functions count too), and the hook endpoint's imports stay cheap.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -166,3 +167,126 @@ def test_the_layout_check_can_fail(tmp_path: Path) -> None:
         "live.py: a helper belongs in support/",
         "test_daemon_loop.py: belongs in the folder of the package it tests",
     ]
+
+
+# ---- no import circle ----------------------------------------------------------------------------
+
+
+def module_imports(path: Path) -> set[str]:
+    """The osf_tmux modules importing `path` runs: every import anywhere in it (at the top, in a
+    function, under TYPE_CHECKING), each with the packages Python imports on the way to it. A
+    `from P import NAME` reaches P.NAME when that is a module of its own, else P itself."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+            names += [f"{node.module}.{a.name}" for a in node.names]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            found |= {".".join(parts[:n]) for n in range(1, len(parts) + 1)}
+    return {name for name in found if name in MODULE_NAMES}
+
+
+MODULE_NAMES = {module_name(p) for p in MODULES}
+
+
+@functools.cache
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the modules it imports, self-imports (a module's own package) left out (read
+    once: the tests below only read it)."""
+    graph = {module_name(p): module_imports(p) for p in MODULES}
+    return {m: targets - {m} for m, targets in graph.items()}
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """A shortest circle through every knot, as the path `a -> b -> ... -> a`."""
+    return [_circle_in(graph, knot) for knot in import_knots(graph)]
+
+
+def import_knots(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The groups of modules that import each other, directly or round about (Tarjan's strongly
+    connected components of more than one module)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group: set[str] = set()
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                group.add(top)
+                if top == node:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def _circle_in(graph: dict[str, set[str]], group: set[str]) -> list[str]:
+    """A shortest circle through the group's first module, staying inside the group."""
+    start = min(group)
+    paths: dict[str, list[str]] = {start: [start]}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for nxt in sorted(graph[node] & group):
+            if nxt == start:
+                return [*paths[node], start]
+            if nxt not in paths:
+                paths[nxt] = [*paths[node], nxt]
+                queue.append(nxt)
+    raise AssertionError(f"no circle in {sorted(group)}")
+
+
+def test_no_import_circle() -> None:
+    """Lazy imports inside functions and imports for type checking count: a circle through them
+    is still two modules that cannot be understood (or moved) one without the other."""
+    graph = import_graph()
+    knots = import_knots(graph)
+    said = [f"{' -> '.join(_circle_in(graph, k))} (knot: {', '.join(sorted(k))})" for k in knots]
+    assert not knots, "import circles:\n" + "\n".join(said)
+
+
+def test_the_circle_check_can_fail() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e2"}, "e2": {"e"}}
+    assert import_cycles(graph) == [["a", "b", "c", "a"], ["e", "e2", "e"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_agent_modules_never_import_what_finds_agents_by_name() -> None:
+    """`integration` imports an agent's module by its name (importlib: no import statement the
+    graph above sees), and `hooks` goes through it: an agent module, or a hook-file kind it
+    uses, importing either would be a circle all the same."""
+    finders = {"osf_tmux.agents.hooks", "osf_tmux.agents.integration"}
+    graph = import_graph()
+    agents = {f"osf_tmux.agents.{agent_module_name(a)}" for a in HOOKED}
+    below: set[str] = set()
+    todo = list(agents)
+    while todo:  # the agent modules and all they import
+        module = todo.pop()
+        if module not in below:
+            below.add(module)
+            todo.extend(graph[module])
+    reach = sorted(m for m in below if graph[m] & finders)
+    assert not reach, f"these import {sorted(finders)} and are imported by agent modules: {reach}"

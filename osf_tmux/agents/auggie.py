@@ -15,8 +15,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
 
+NAME = "auggie"
 TITLE = "Auggie"
 EVENTS: dict[str, str | None] = {
     "PromptSubmit": "working",
@@ -35,27 +36,14 @@ INSTALL_NOTES: tuple[str, ...] = (
     "Auggie runs hooks only where Augment enables them for the account (its `/hooks` command "
     "lists them then); otherwise they stay silent.",
 )
-
-
-def settings_path(env: Mapping[str, str]) -> str:
-    import os
-
-    home = env.get("HOME") or os.path.expanduser("~")
-    return os.path.join(home, ".augment", "settings.json")
+NO_LAUNCH = (
+    "Auggie takes hooks only from its settings file; use `osf-tmux hooks install --agent "
+    "auggie` (it merges into ~/.augment/settings.json and can be uninstalled)."
+)
 
 
 def hook_files(env: Mapping[str, str]) -> list[HookFile]:
-    from pathlib import Path
+    from osf_tmux.agents.changes import agent_folder
+    from osf_tmux.agents.json_hooks import JsonHooks
 
-    from osf_tmux.agents.hooks import JsonHooks
-
-    return [JsonHooks(Path(settings_path(env)))]
-
-
-def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    from osf_tmux.agents.hooks import HooksError
-
-    raise HooksError(
-        "Auggie takes hooks only from its settings file; use `osf-tmux hooks install --agent "
-        "auggie` (it merges into ~/.augment/settings.json and can be uninstalled)."
-    )
+    return [JsonHooks(agent_folder(env, None, ".augment") / "settings.json")]

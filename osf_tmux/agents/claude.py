@@ -7,8 +7,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
 
+NAME = "claude"
 TITLE = "Claude Code"
 EVENTS: dict[str, str | None] = {
     "UserPromptSubmit": "working",
@@ -23,28 +24,19 @@ HOOK_EXTRA: dict[str, object] = {}
 INSTALL_NOTES: tuple[str, ...] = ()
 
 
-def settings_path(env: Mapping[str, str]) -> str:
-    import os
-
-    base = env.get("CLAUDE_CONFIG_DIR") or os.path.join(
-        env.get("HOME") or os.path.expanduser("~"), ".claude"
-    )
-    return os.path.join(base, "settings.json")
-
-
 def hook_files(env: Mapping[str, str]) -> list[HookFile]:
-    from pathlib import Path
+    from osf_tmux.agents.changes import agent_folder
+    from osf_tmux.agents.json_hooks import JsonHooks
 
-    from osf_tmux.agents.hooks import JsonHooks
-
-    return [JsonHooks(Path(settings_path(env)))]
+    return [JsonHooks(agent_folder(env, "CLAUDE_CONFIG_DIR", ".claude") / "settings.json")]
 
 
 def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
     import json
 
-    from osf_tmux.agents.hooks import hooks_table
+    from osf_tmux.agents.changes import agent_data
+    from osf_tmux.agents.json_hooks import hooks_table
 
     # --settings takes a JSON string; its hooks run beside the person's own.
-    settings = json.dumps({"hooks": hooks_table("claude")}, separators=(",", ":"))
+    settings = json.dumps({"hooks": hooks_table(agent_data(__name__))}, separators=(",", ":"))
     return [binary, "--settings", settings, *args], []

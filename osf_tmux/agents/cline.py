@@ -1,5 +1,5 @@
 """Cline CLI: its hooks are executables named after events in `~/.cline/hooks` (or
-`$CLINE_DIR/hooks`); ours are shell scripts there (osf_tmux/agents/cline_hooks.py). Cline hands
+`$CLINE_DIR/hooks`); ours are shell scripts there (own_files.ScriptDir). Cline hands
 each one a JSON payload on stdin whose `hookName` says the event. There is no permission event:
 PreToolUse runs for every tool, asked or not, so the approval dialog is the screen's to see
 (rules/cline.toml)."""
@@ -11,8 +11,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
 
+NAME = "cline"
 TITLE = "Cline"
 # Hook file name -> the state it reports. Cline's own names for them, in the payload's
 # `hookName`, are in PAYLOAD_EVENTS.
@@ -43,6 +44,11 @@ NOTIFICATIONS: dict[str, str] = {}
 HOOK_TIMEOUT = 120  # seconds: Cline's own limit for the hooks it waits for (not configurable)
 HOOK_EXTRA: dict[str, object] = {}
 INSTALL_NOTES: tuple[str, ...] = ()
+NO_LAUNCH = (
+    "Cline takes hooks only from files (its --hooks-dir flag is not read in 3.0.65); use "
+    "`osf-tmux hooks install --agent cline` (it adds scripts to ~/.cline/hooks beside your "
+    "own and can be uninstalled)."
+)
 
 
 def payload_state(payload: Mapping[str, Any]) -> str | None:
@@ -51,28 +57,8 @@ def payload_state(payload: Mapping[str, Any]) -> str | None:
     return EVENTS.get(event) if event is not None else None
 
 
-def hooks_dir(env: Mapping[str, str]) -> str:
-    import os
-
-    base = env.get("CLINE_DIR") or os.path.join(
-        env.get("HOME") or os.path.expanduser("~"), ".cline"
-    )
-    return os.path.join(base, "hooks")
-
-
 def hook_files(env: Mapping[str, str]) -> list[HookFile]:
-    from pathlib import Path
+    from osf_tmux.agents.changes import agent_folder
+    from osf_tmux.agents.own_files import ScriptDir
 
-    from osf_tmux.agents.cline_hooks import HookDir
-
-    return [HookDir(Path(hooks_dir(env)), tuple(EVENTS))]
-
-
-def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    from osf_tmux.agents.hooks import HooksError
-
-    raise HooksError(
-        "Cline takes hooks only from files (its --hooks-dir flag is not read in 3.0.65); use "
-        "`osf-tmux hooks install --agent cline` (it adds scripts to ~/.cline/hooks beside your "
-        "own and can be uninstalled)."
-    )
+    return [ScriptDir(agent_folder(env, "CLINE_DIR", ".cline") / "hooks", tuple(EVENTS))]

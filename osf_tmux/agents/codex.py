@@ -9,8 +9,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
 
+NAME = "codex"
 TITLE = "Codex CLI"
 EVENTS: dict[str, str | None] = {
     "UserPromptSubmit": "working",
@@ -57,35 +58,25 @@ def _uuid7_ms(value: Any) -> int | None:
         return None
 
 
-def home(env: Mapping[str, str]) -> str:
-    import os
-
-    return env.get("CODEX_HOME") or os.path.join(
-        env.get("HOME") or os.path.expanduser("~"), ".codex"
-    )
-
-
 def hook_files(env: Mapping[str, str]) -> list[HookFile]:
-    from pathlib import Path
+    from osf_tmux.agents.changes import agent_folder
+    from osf_tmux.agents.json_hooks import JsonHooks
+    from osf_tmux.agents.toml_hooks import NotifyLine
 
-    from osf_tmux.agents.codex_notify import NotifyLine
-    from osf_tmux.agents.hooks import JsonHooks
-
-    base = Path(home(env))
+    base = agent_folder(env, "CODEX_HOME", ".codex")
     return [JsonHooks(base / "hooks.json"), NotifyLine(base / "config.toml")]
 
 
 def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
     # `-c` overrides config for this run. Hooks need trusting (a file), so only notify here;
     # a person's own notify program is left in charge (Codex runs one).
-    from pathlib import Path
+    from osf_tmux.agents.changes import agent_folder
+    from osf_tmux.agents.toml_hooks import notify_toml, own_notify
 
-    from osf_tmux.agents.codex_notify import notify_toml, own_notify
-
-    path = Path(home(env)) / "config.toml"
+    path = agent_folder(env, "CODEX_HOME", ".codex") / "config.toml"
     if own_notify(path):
         return [binary, *args], [
             f"{path} names its own notify program: turn ends are left to it "
             "(osf-tmux still reads the screen)"
         ]
-    return [binary, "-c", notify_toml(spaced=False), *args], []
+    return [binary, "-c", notify_toml(NAME, spaced=False), *args], []

@@ -18,8 +18,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
 
+NAME = "copilot"
 TITLE = "GitHub Copilot CLI"
 EVENTS: dict[str, str | None] = {
     "UserPromptSubmit": "working",
@@ -34,41 +35,33 @@ HOOK_EXTRA: dict[str, object] = {}
 INSTALL_NOTES: tuple[str, ...] = ()
 
 HOOKS_FILE = "osf-tmux.json"
+# The plugin `launch` hands to `--plugin-dir` (a manifest naming its hook file): rewritten on
+# every launch, so it always runs this osf-tmux, in osf-tmux's own state folder.
+PLUGIN_FOLDER = "copilot-plugin"
 PLUGIN_NAME = "osf-tmux"
-
-
-def home(env: Mapping[str, str]) -> str:
-    import os
-
-    return env.get("COPILOT_HOME") or os.path.join(
-        env.get("HOME") or os.path.expanduser("~"), ".copilot"
-    )
+PLUGIN_DESCRIPTION = "Reports each turn's state to osf-tmux (tmux status of AI agents)."
 
 
 def hook_files(env: Mapping[str, str]) -> list[HookFile]:
-    from pathlib import Path
+    from osf_tmux.agents.changes import agent_folder
+    from osf_tmux.agents.json_hooks import OwnJsonHooks
 
-    from osf_tmux.agents.copilot_hooks import CopilotHooksFile
-
-    return [CopilotHooksFile(Path(home(env)) / "hooks" / HOOKS_FILE)]
-
-
-def plugin_dir(env: Mapping[str, str]) -> str:
-    """Where `launch` keeps the plugin it hands to `--plugin-dir`: osf-tmux's own state folder,
-    nothing of the person's."""
-    import os
-
-    base = env.get("XDG_STATE_HOME") or os.path.join(
-        env.get("HOME") or os.path.expanduser("~"), ".local", "state"
-    )
-    return os.path.join(base, "osf-tmux", "copilot-plugin")
+    return [OwnJsonHooks(agent_folder(env, "COPILOT_HOME", ".copilot") / "hooks" / HOOKS_FILE)]
 
 
 def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    from pathlib import Path
+    from osf_tmux import __version__
+    from osf_tmux.agents.changes import agent_data, own_state, write_private
+    from osf_tmux.agents.json_hooks import dump, flat_document
 
-    from osf_tmux.agents.copilot_hooks import write_plugin
-
-    folder = Path(plugin_dir(env))
-    write_plugin(folder)
+    folder = own_state(env) / PLUGIN_FOLDER
+    manifest = {
+        "name": PLUGIN_NAME,
+        "description": PLUGIN_DESCRIPTION,
+        "version": __version__,
+        "hooks": "hooks.json",
+    }
+    what = f"the plugin in {folder}"
+    write_private(folder / "plugin.json", dump(manifest), what)
+    write_private(folder / "hooks.json", dump(flat_document(agent_data(__name__))), what)
     return [binary, "--plugin-dir", str(folder), *args], []

@@ -1,6 +1,6 @@
 """Droid (Factory CLI): our hooks in `~/.factory/hooks.json` (`$FACTORY_HOME_OVERRIDE/.factory`
 when set), whose top level is the hooks object itself (`{"Event": [{"matcher", "hooks": [...]}]}`,
-no `hooks` key around it): a file kind of its own, agents/droid_hooks.py. `launch` hands it a
+no `hooks` key around it): json_hooks.TopLevelJsonHooks. `launch` hands it a
 runtime settings file of ours instead (`--settings FILE`, this process only). Its screen:
 rules/droid.toml.
 
@@ -17,9 +17,11 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from pathlib import Path
 
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
 
+NAME = "droid"
 TITLE = "Droid"
 EVENTS: dict[str, str | None] = {
     "UserPromptSubmit": "working",
@@ -50,7 +52,7 @@ def factory_dir(env: Mapping[str, str]) -> str:
 def hook_files(env: Mapping[str, str]) -> list[HookFile]:
     from pathlib import Path
 
-    from osf_tmux.agents.droid_hooks import DroidHooksFile
+    from osf_tmux.agents.json_hooks import TopLevelJsonHooks
 
     folder = Path(factory_dir(env))
     root = folder / HOOKS_FILE
@@ -58,25 +60,20 @@ def hook_files(env: Mapping[str, str]) -> list[HookFile]:
     # Droid reads the legacy file only while hooks.json does not exist: creating hooks.json then
     # would hide every hook of the person's, so ours go where Droid looks.
     target = legacy if not root.exists() and legacy.exists() else root
-    return [DroidHooksFile(target, settings=folder / "settings.json")]
+    return [TopLevelJsonHooks(target, settings=folder / "settings.json")]
 
 
-def runtime_settings(env: Mapping[str, str]) -> str:
+def runtime_settings(env: Mapping[str, str]) -> Path:
     """Where `launch` keeps the settings file it hands to `--settings`: osf-tmux's own state
     folder, nothing of the person's."""
-    import os
+    from osf_tmux.agents.changes import own_state
 
-    base = env.get("XDG_STATE_HOME") or os.path.join(
-        env.get("HOME") or os.path.expanduser("~"), ".local", "state"
-    )
-    return os.path.join(base, "osf-tmux", "droid-settings.json")
+    return own_state(env) / "droid-settings.json"
 
 
 def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    from pathlib import Path
-
-    from osf_tmux.agents.droid_hooks import write_runtime_settings
-    from osf_tmux.agents.hooks import HooksError
+    from osf_tmux.agents.changes import HooksError, agent_data, write_private
+    from osf_tmux.agents.json_hooks import dump, hooks_table
 
     installed = [f for f in hook_files(env) if f.installed()]
     if installed:
@@ -89,6 +86,6 @@ def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[s
         )
     # `--settings FILE` merges a settings file for this process only; its hooks run beside the
     # person's own (hooks.json and settings.json), measured with 0.225.2.
-    path = Path(runtime_settings(env))
-    write_runtime_settings(path)
+    path = runtime_settings(env)
+    write_private(path, dump({"hooks": hooks_table(agent_data(__name__))}))
     return [binary, "--settings", str(path), *args], []

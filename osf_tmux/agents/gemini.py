@@ -7,8 +7,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
 
+NAME = "gemini"
 TITLE = "Gemini CLI"
 EVENTS: dict[str, str | None] = {
     "BeforeAgent": "working",
@@ -20,21 +21,14 @@ NOTIFICATIONS = {"ToolPermission": "blocked"}
 HOOK_TIMEOUT = 10_000  # Gemini counts milliseconds
 HOOK_EXTRA: dict[str, object] = {"name": "osf-tmux"}  # Gemini shows hook names while they run
 INSTALL_NOTES: tuple[str, ...] = ()
+NO_LAUNCH = (
+    "Gemini CLI has no flag for extra settings; use `osf-tmux hooks install --agent "
+    "gemini` (it merges into ~/.gemini/settings.json and can be uninstalled)."
+)
 
 
 def hook_files(env: Mapping[str, str]) -> list[HookFile]:
-    from pathlib import Path
+    from osf_tmux.agents.changes import agent_folder
+    from osf_tmux.agents.json_hooks import JsonHooks
 
-    from osf_tmux.agents.hooks import JsonHooks
-
-    home = Path(env.get("HOME") or Path.home())
-    return [JsonHooks(home / ".gemini" / "settings.json")]
-
-
-def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    from osf_tmux.agents.hooks import HooksError
-
-    raise HooksError(
-        "Gemini CLI has no flag for extra settings; use `osf-tmux hooks install --agent "
-        "gemini` (it merges into ~/.gemini/settings.json and can be uninstalled)."
-    )
+    return [JsonHooks(agent_folder(env, None, ".gemini") / "settings.json")]

@@ -26,8 +26,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
 
+NAME = "grok-build"
 TITLE = "Grok Build"
 # The file's event keys (what `hooks install` writes); the payload names them in snake case.
 EVENTS: dict[str, str | None] = {
@@ -41,6 +42,12 @@ NOTIFICATIONS = {"permission_prompt": "blocked"}
 HOOK_TIMEOUT = 10  # seconds (Grok Build's default: 5)
 HOOK_EXTRA: dict[str, object] = {}
 INSTALL_NOTES: tuple[str, ...] = ()
+
+NO_LAUNCH = (
+    "Grok Build takes hooks only from files (no flag adds them for one run); use "
+    "`osf-tmux hooks install --agent grok-build` (a file of its own, "
+    "~/.grok/hooks/osf-tmux.json, removed again by uninstall)."
+)
 
 HOOKS_FILE = "osf-tmux.json"
 # The envelope's event names.
@@ -68,25 +75,8 @@ def payload_state(payload: Mapping[str, Any]) -> str | None:
     return state
 
 
-def home(env: Mapping[str, str]) -> str:
-    import os
-
-    return env.get("GROK_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".grok")
-
-
 def hook_files(env: Mapping[str, str]) -> list[HookFile]:
-    from pathlib import Path
+    from osf_tmux.agents.changes import agent_folder
+    from osf_tmux.agents.json_hooks import JsonHooks
 
-    from osf_tmux.agents.hooks import JsonHooks
-
-    return [JsonHooks(Path(home(env)) / "hooks" / HOOKS_FILE)]
-
-
-def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    from osf_tmux.agents.hooks import HooksError
-
-    raise HooksError(
-        "Grok Build takes hooks only from files (no flag adds them for one run); use "
-        "`osf-tmux hooks install --agent grok-build` (a file of its own, "
-        "~/.grok/hooks/osf-tmux.json, removed again by uninstall)."
-    )
+    return [JsonHooks(agent_folder(env, "GROK_HOME", ".grok") / "hooks" / HOOKS_FILE)]

@@ -1,8 +1,9 @@
 """What one agent's module provides, and finding it by name.
 
 An agent module is plain data plus functions, cheap to import (the hook endpoint imports it on
-every hook call): the events, and where our hooks go. `hooks` and the CLI work only through
-this interface, so no shared function branches on an agent's name."""
+every hook call): its events, where our hooks go and of which kind (`json_hooks`, `toml_hooks`,
+`own_files`), and how to launch it with them. `hooks` and the CLI work only through this
+interface, so no shared function branches on an agent's name."""
 
 from __future__ import annotations
 
@@ -11,31 +12,20 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, cast
 
 from osf_tmux.agents import HOOKED
+from osf_tmux.agents.changes import Agent
 
 if TYPE_CHECKING:
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
 
 
-class AgentModule(Protocol):
-    TITLE: str  # the agent's name for people ("Claude Code")
-    # hook event -> the state it reports; None: `NOTIFICATIONS` decides by the payload's
-    # `notification_type`. Events not listed are ignored.
-    EVENTS: Mapping[str, str | None]
-    NOTIFICATIONS: Mapping[str, str]
-    HOOK_TIMEOUT: int  # how long the agent waits for our hook, in the agent's own unit
-    HOOK_EXTRA: Mapping[str, object]  # further keys of each hook entry (e.g. Gemini's "name")
-    INSTALL_NOTES: tuple[str, ...]  # said after `hooks install`
+class AgentModule(Agent, Protocol):
+    """An agent's module: its data (`Agent`), and either `launch(binary, args, env)` (the argv
+    that starts the agent with our hooks for this run only, and notes; argv[0] is the program
+    run: `binary`, or `env` when the agent takes them from its environment) or `NO_LAUNCH`, why
+    there is none."""
 
     def hook_files(self, env: Mapping[str, str]) -> list[HookFile]:
-        """The settings files our hooks go into."""
-        ...
-
-    def launch(
-        self, binary: str, args: list[str], env: Mapping[str, str]
-    ) -> tuple[list[str], list[str]]:
-        """The argv that starts the agent with our hooks for this run only, and notes; raises
-        HooksError when the agent has no way to take them without a file. argv[0] is the
-        program run: `binary`, or `env` when the agent takes them from its environment."""
+        """The files (or folders) our hooks go into."""
         ...
 
 

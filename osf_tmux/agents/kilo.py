@@ -10,10 +10,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
 
 __all__ = ["EVENTS", "HOOK_EXTRA", "HOOK_TIMEOUT", "NOTIFICATIONS"]
 
+NAME = "kilo"
 TITLE = "Kilo CLI"
 INSTALL_NOTES = (
     "Kilo loads plugins when it starts: sessions already running report nothing until "
@@ -25,12 +26,14 @@ CONFIG_CONTENT = "KILO_CONFIG_CONTENT"
 
 
 def hook_files(env: Mapping[str, str]) -> list[HookFile]:
-    from osf_tmux.agents.opencode_plugin import FILE_NAME, PluginFile, config_home
+    from osf_tmux.agents.changes import agent_data
+    from osf_tmux.agents.opencode import plugin_files
 
-    return [PluginFile(config_home(env) / APP / "plugins" / FILE_NAME)]
+    return plugin_files(agent_data(__name__), APP, env)
 
 
 def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    from osf_tmux.agents.opencode_plugin import launch_argv
+    from osf_tmux.agents.changes import agent_data
+    from osf_tmux.agents.opencode import launch_with_plugin
 
-    return launch_argv("kilo", CONFIG_CONTENT, binary, args, env)
+    return launch_with_plugin(agent_data(__name__), CONFIG_CONTENT, binary, args, env)

@@ -2,7 +2,10 @@
 `matcher`, `timeout` in seconds; the payload is JSON on stdin with `hook_event_name`). It has no
 permission event: its approval box is seen on the screen only (rules/kimi.toml). Its
 `Notification` event is for background tasks reported to the model, not for the person, so it is
-not used. `--config-file` would replace the person's whole config, so there is no launch."""
+not used. `--config-file` would replace the person's whole config, so there is no launch.
+
+Kimi Code CLI (osf_tmux/agents/kimi_code.py) takes the same tables: its module is data only,
+and these functions serve both."""
 
 from __future__ import annotations
 
@@ -10,9 +13,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
     from osf_tmux.agents.toml_hooks import Entry
 
+NAME = "kimi"
 TITLE = "Kimi CLI"
 EVENTS: dict[str, str | None] = {
     "UserPromptSubmit": "working",
@@ -29,32 +33,35 @@ HOOK_EXTRA: dict[str, object] = {}
 INSTALL_NOTES: tuple[str, ...] = (
     "Kimi CLI has no permission event: its approval box is read from the screen.",
 )
-
-
-def config_path(env: Mapping[str, str]) -> str:
-    import os
-
-    return os.path.join(env.get("HOME") or os.path.expanduser("~"), ".kimi", "config.toml")
+NO_LAUNCH = (
+    "Kimi CLI takes extra config only as a whole file (--config-file); use `osf-tmux hooks "
+    "install --agent kimi` (it adds [[hooks]] tables to ~/.kimi/config.toml and can be "
+    "uninstalled)."
+)
 
 
 def toml_entries(command: str) -> list[Entry]:
-    """One `[[hooks]]` table per event (an empty matcher matches every tool)."""
-    return [{"event": e, "command": command, "timeout": HOOK_TIMEOUT} for e in EVENTS]
+    return entries_of(__name__, command)
 
 
 def hook_files(env: Mapping[str, str]) -> list[HookFile]:
-    from pathlib import Path
+    return config_tables(env, None, ".kimi")
 
+
+# ---- the Kimi family's config.toml -------------------------------------------------------------
+
+
+def entries_of(module: str, command: str) -> list[Entry]:
+    """The `[[hooks]]` tables of a Kimi agent's module, each running `command`."""
+    from osf_tmux.agents.changes import agent_data
+    from osf_tmux.agents.toml_hooks import event_tables
+
+    return event_tables(agent_data(module), command)
+
+
+def config_tables(env: Mapping[str, str], variable: str | None, folder: str) -> list[HookFile]:
+    """A Kimi agent's config.toml: in `$variable` when set, else in `~/folder`."""
+    from osf_tmux.agents.changes import agent_folder
     from osf_tmux.agents.toml_hooks import TomlHookTables
 
-    return [TomlHookTables(Path(config_path(env)))]
-
-
-def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    from osf_tmux.agents.hooks import HooksError
-
-    raise HooksError(
-        "Kimi CLI takes extra config only as a whole file (--config-file); use `osf-tmux hooks "
-        "install --agent kimi` (it adds [[hooks]] tables to ~/.kimi/config.toml and can be "
-        "uninstalled)."
-    )
+    return [TomlHookTables(agent_folder(env, variable, folder) / "config.toml")]

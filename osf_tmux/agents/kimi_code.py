@@ -1,10 +1,11 @@
 """Kimi Code CLI (npm `@moonshot-ai/kimi-code`, the rewrite that replaced the Python Kimi CLI):
 its hooks are `[[hooks]]` tables in `config.toml` under `$KIMI_CODE_HOME` (default
 `~/.kimi-code`), the same table shape as Kimi CLI's (`event`, `command`, `matcher`, `timeout` in
-seconds, 1-600; the payload is JSON on stdin with `hook_event_name`). Unlike Kimi CLI it has
-permission events: `PermissionRequest` when an approval panel asks the person, and
-`PermissionResult` once it is answered. There is no launch flag for extra settings, so there is
-no launch; rules/kimi-code.toml reads its screen."""
+seconds, 1-600; the payload is JSON on stdin with `hook_event_name`), written by the same
+functions (osf_tmux/agents/kimi.py). Unlike Kimi CLI it has permission events:
+`PermissionRequest` when an approval panel asks the person, and `PermissionResult` once it is
+answered. There is no launch flag for extra settings, so there is no launch; rules/kimi-code.toml
+reads its screen."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
     from osf_tmux.agents.toml_hooks import Entry
 
+NAME = "kimi-code"
 TITLE = "Kimi Code CLI"
 EVENTS: dict[str, str | None] = {
     "UserPromptSubmit": "working",
@@ -31,35 +33,20 @@ NOTIFICATIONS: dict[str, str] = {}
 HOOK_TIMEOUT = 10  # seconds (Kimi Code allows 1-600)
 HOOK_EXTRA: dict[str, object] = {}
 INSTALL_NOTES: tuple[str, ...] = ()
-
-
-def config_path(env: Mapping[str, str]) -> str:
-    import os
-
-    home = env.get("KIMI_CODE_HOME") or os.path.join(
-        env.get("HOME") or os.path.expanduser("~"), ".kimi-code"
-    )
-    return os.path.join(home, "config.toml")
+NO_LAUNCH = (
+    "Kimi Code CLI reads its hooks from config.toml only; use `osf-tmux hooks install "
+    "--agent kimi-code` (it adds [[hooks]] tables to $KIMI_CODE_HOME/config.toml, default "
+    "~/.kimi-code/config.toml, and can be uninstalled)."
+)
 
 
 def toml_entries(command: str) -> list[Entry]:
-    """One `[[hooks]]` table per event (no matcher: every tool)."""
-    return [{"event": e, "command": command, "timeout": HOOK_TIMEOUT} for e in EVENTS]
+    from osf_tmux.agents.kimi import entries_of
+
+    return entries_of(__name__, command)
 
 
 def hook_files(env: Mapping[str, str]) -> list[HookFile]:
-    from pathlib import Path
+    from osf_tmux.agents.kimi import config_tables
 
-    from osf_tmux.agents.toml_hooks import TomlHookTables
-
-    return [TomlHookTables(Path(config_path(env)))]
-
-
-def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    from osf_tmux.agents.hooks import HooksError
-
-    raise HooksError(
-        "Kimi Code CLI reads its hooks from config.toml only; use `osf-tmux hooks install "
-        "--agent kimi-code` (it adds [[hooks]] tables to $KIMI_CODE_HOME/config.toml, default "
-        "~/.kimi-code/config.toml, and can be uninstalled)."
-    )
+    return config_tables(env, "KIMI_CODE_HOME", ".kimi-code")

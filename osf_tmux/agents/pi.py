@@ -1,6 +1,6 @@
 """Pi: no hook settings, but extensions, TypeScript modules it loads from
 `$PI_CODING_AGENT_DIR/extensions/` (default `~/.pi/agent/extensions/`) when it starts, and `-e
-FILE` for one run. Ours (`pi_extension.ts`, written out by `pi_extension.py` with this install's
+FILE` for one run. Ours (`pi_extension.ts`, written out by `render` below with this install's
 interpreter and endpoint) hands Pi's agent events to the endpoint. Its screen: rules/pi.toml.
 
 Pi has no permission event: it runs every tool without asking, and an extension that asks (an
@@ -12,9 +12,11 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from pathlib import Path
 
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
 
+NAME = "pi"
 TITLE = "Pi"
 # Pi's extension events, as our extension sends them. A run (one prompt) is agent_start, then a
 # turn per model answer, a tool_execution_start per tool it runs, then agent_end, which fires
@@ -34,6 +36,8 @@ INSTALL_NOTES = (
     "Pi loads extensions when it starts: restart a Pi that is running (or type /reload in it).",
 )
 EXTENSION_NAME = "osf-tmux.ts"
+TEMPLATE = "pi_extension.ts"  # beside this module
+MARKER = b"// osf-tmux: "  # the first line of the file: what tells ours from anyone else's
 
 
 def agent_dir(env: Mapping[str, str]) -> str:
@@ -49,21 +53,44 @@ def agent_dir(env: Mapping[str, str]) -> str:
     return os.path.join(home, ".pi", "agent")
 
 
+def render() -> bytes:
+    """The extension, with the endpoint and the events of this install."""
+    import json
+
+    from osf_tmux.agents.command import notify_argv
+    from osf_tmux.agents.own_files import fill
+
+    return fill(
+        TEMPLATE,
+        {
+            "__REPORT_ARGV__": json.dumps(notify_argv(NAME), ensure_ascii=False),
+            "__EVENTS__": json.dumps(list(EVENTS)),
+            "__TIMEOUT_MS__": str(HOOK_TIMEOUT * 1000),
+        },
+    )
+
+
 def hook_files(env: Mapping[str, str]) -> list[HookFile]:
     from pathlib import Path
 
-    from osf_tmux.agents.pi_extension import ExtensionFile
+    from osf_tmux.agents.own_files import OwnFile
 
-    return [ExtensionFile(Path(agent_dir(env)) / "extensions" / EXTENSION_NAME)]
+    path = Path(agent_dir(env)) / "extensions" / EXTENSION_NAME
+    return [OwnFile(path, render(), MARKER, "extension", "rename yours and install again")]
+
+
+def private_path(env: Mapping[str, str]) -> Path:
+    """Where `launch pi` keeps the extension: osf-tmux's own state folder, private."""
+    from osf_tmux.agents.changes import own_state
+
+    return own_state(env) / "pi" / EXTENSION_NAME
 
 
 def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    from pathlib import Path
+    from osf_tmux.agents.own_files import write_copy
 
-    from osf_tmux.agents.pi_extension import ExtensionFile, write_private
-
-    installed = ExtensionFile(Path(agent_dir(env)) / "extensions" / EXTENSION_NAME)
+    (installed,) = hook_files(env)
     if installed.installed():
         return [binary, *args], [f"{installed.path} is installed: Pi loads it itself"]
     # `-e` loads an extension for this run; it is written where only osf-tmux keeps files.
-    return [binary, "-e", str(write_private(env)), *args], []
+    return [binary, "-e", str(write_copy(private_path(env), render())), *args], []

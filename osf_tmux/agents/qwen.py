@@ -8,8 +8,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
 
+NAME = "qwen"
 TITLE = "Qwen Code"
 EVENTS: dict[str, str | None] = {
     "UserPromptSubmit": "working",
@@ -24,27 +25,14 @@ NOTIFICATIONS = {"permission_prompt": "blocked", "idle_prompt": "idle"}
 HOOK_TIMEOUT = 10_000  # Qwen counts milliseconds for command hooks (default 60000)
 HOOK_EXTRA: dict[str, object] = {}
 INSTALL_NOTES: tuple[str, ...] = ()
-
-
-def settings_path(env: Mapping[str, str]) -> str:
-    import os
-
-    base = env.get("QWEN_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".qwen")
-    return os.path.join(base, "settings.json")
+NO_LAUNCH = (
+    "Qwen Code has no flag for extra settings; use `osf-tmux hooks install --agent qwen` "
+    "(it merges into ~/.qwen/settings.json and can be uninstalled)."
+)
 
 
 def hook_files(env: Mapping[str, str]) -> list[HookFile]:
-    from pathlib import Path
+    from osf_tmux.agents.changes import agent_folder
+    from osf_tmux.agents.json_hooks import JsonHooks
 
-    from osf_tmux.agents.hooks import JsonHooks
-
-    return [JsonHooks(Path(settings_path(env)))]
-
-
-def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    from osf_tmux.agents.hooks import HooksError
-
-    raise HooksError(
-        "Qwen Code has no flag for extra settings; use `osf-tmux hooks install --agent qwen` "
-        "(it merges into ~/.qwen/settings.json and can be uninstalled)."
-    )
+    return [JsonHooks(agent_folder(env, "QWEN_HOME", ".qwen") / "settings.json")]

@@ -1,5 +1,6 @@
-"""Hooks as a TOML array of tables, `[[hooks]]`, one table per hook (Kimi CLI's config.toml,
-Mistral Vibe's hooks.toml). Each agent module says what one table holds (`toml_entries`).
+"""Hooks in a TOML file: a `[[hooks]]` array of tables, one table per hook (Kimi CLI's and Kimi
+Code's config.toml, Mistral Vibe's hooks.toml; each agent module says what one table holds, its
+`toml_entries`), and Codex's `notify` program line in its config.toml.
 
 TOML is edited as text, never re-serialised: ours are appended at the end of the file, each
 table with a comment line saying where it comes from, and taken out again table by table (a
@@ -15,21 +16,20 @@ import itertools
 import json
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from osf_tmux.agents.hooks import (
+from osf_tmux.agents.changes import (
+    Agent,
     FileChange,
     HooksError,
     Plan,
-    _module,
-    backup_path,
-    is_our_command,
+    give_back,
     read_bytes,
-    report_command,
 )
+from osf_tmux.agents.command import is_our_command, notify_argv, report_command
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -44,6 +44,12 @@ _HOOKS_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*hooks[ \t]*\]\][ \t]*(?:#.*)?$")
 _OTHER_FORM = re.compile(r"^[ \t]*(?:hooks[ \t]*=|\[[ \t]*hooks[ \t]*\][ \t]*(?:#.*)?$)")
 
 Entry = Mapping[str, str | int | float | bool]
+
+
+def event_tables(agent: Agent, command: str) -> list[Entry]:
+    """Kimi's table shape (Kimi CLI, Kimi Code), one per event: `event`, `command`, `timeout`
+    (no matcher: every tool)."""
+    return [{"event": e, "command": command, "timeout": agent.HOOK_TIMEOUT} for e in agent.EVENTS]
 
 
 def toml_value(value: str | int | float | bool) -> str:
@@ -142,26 +148,15 @@ def _check(path: Path, text: str, hooks: list[Any], like: Mapping[str, Any]) -> 
         )
 
 
-def _give_back(path: Path, before: bytes, stripped: bytes) -> FileChange:
-    """Uninstall: the backed-up bytes when the file without our tables is them (up to the
-    final newline our install added), else the file without our tables; a file we created and
-    nobody added to goes."""
-    backup = read_bytes(backup_path(path))
-    if backup is not None:
-        if backup.rstrip(b"\n") == stripped.rstrip(b"\n"):
-            return FileChange(path, before, backup, drop_backup=True)
-    elif not stripped.strip():
-        return FileChange(path, before, None)
-    return FileChange(path, before, stripped)
-
-
 @dataclass(frozen=True)
 class TomlHookTables:
     """A TOML file with a `[[hooks]]` array of tables."""
 
     path: Path
+    # our tables, running the command given; None: Kimi's shape (`event_tables`)
+    entries: Callable[[str], Sequence[Entry]] | None = None
 
-    def plan(self, plan: Plan, agent: str, install: bool) -> None:
+    def plan(self, plan: Plan, agent: Agent, install: bool) -> None:
         path = self.path
         before = read_bytes(path)
         text = before.decode("utf-8", "replace") if before is not None else ""
@@ -174,14 +169,26 @@ class TomlHookTables:
         if not install:
             if before is None or len(theirs) == len(hooks):
                 return  # nothing of ours in it
-            plan.changes.append(_give_back(path, before, stripped.encode()))
+            # the backup is given back when it is the file without our tables, up to the final
+            # newline our install added
+            kept = stripped.encode()
+            plan.changes.append(
+                give_back(
+                    path,
+                    before,
+                    kept,
+                    lambda backup: backup.rstrip(b"\n") == kept.rstrip(b"\n"),
+                    created=not kept.strip(),
+                )
+            )
             return
         if any(_OTHER_FORM.match(line) for line in stripped.splitlines()):
             raise HooksError(
                 f"{path} gives `hooks` as an inline array or a [hooks] table; osf-tmux adds "
                 "[[hooks]] tables only. Nothing was changed."
             )
-        entries = list(_module(agent).toml_entries(report_command(agent)))
+        command = report_command(agent.NAME)
+        entries = list(self.entries(command) if self.entries else event_tables(agent, command))
         if stripped and not stripped.endswith("\n"):
             stripped += "\n"
         after = stripped + render(entries) if stripped else render(entries).lstrip("\n")
@@ -199,3 +206,66 @@ class TomlHookTables:
         except HooksError:
             return False
         return any(_ours(h) for h in hooks)
+
+
+# ---- Codex: one `notify` program line ---------------------------------------------------------
+
+_NOTIFY_LINE = re.compile(
+    r"^notify[ \t]*=.*osf_tmux[/.\\](?:agents[/.\\])?report.*(\r?\n|$)", re.MULTILINE
+)
+
+
+def notify_toml(agent: str, spaced: bool = True) -> str:
+    """`notify = [...]` running our endpoint, as TOML (JSON strings are valid TOML basic
+    strings); unspaced for Codex's `-c key=value`."""
+    value = "[" + ", ".join(json.dumps(a) for a in notify_argv(agent)) + "]"
+    return f"notify = {value}" if spaced else f"notify={value}"
+
+
+def own_notify(path: Path) -> bool:
+    """Whether the config names a notify program that is not ours."""
+    raw = read_bytes(path)
+    notify = (load_toml(path, raw) if raw else {}).get("notify")
+    return notify is not None and not is_our_command(str(notify))
+
+
+@dataclass(frozen=True)
+class NotifyLine:
+    """Codex's `notify` program line in its config.toml: one top-level key, a list of argv, of
+    which Codex runs only one. Ours is added only where the person has none."""
+
+    path: Path
+
+    def plan(self, plan: Plan, agent: Agent, install: bool) -> None:
+        path = self.path
+        before = read_bytes(path)
+        text = before.decode("utf-8", "replace") if before is not None else ""
+        config = load_toml(path, before) if before is not None else {}
+        ours = _NOTIFY_LINE.search(text)
+        if not install:
+            if before is None or ours is None:
+                return
+            stripped = _NOTIFY_LINE.sub("", text, count=1).encode()
+            plan.changes.append(
+                give_back(path, before, stripped, stripped.__eq__, created=stripped == b"")
+            )
+            return
+        line = notify_toml(agent.NAME)
+        if ours is not None:
+            if ours.group(0).rstrip("\r\n") == line:
+                return
+            after = text[: ours.start()] + line + "\n" + text[ours.end() :]
+            plan.changes.append(FileChange(path, before, after.encode()))
+            return
+        if "notify" in config:
+            plan.notes.append(
+                f"{path} already has a notify program of yours; Codex runs only one, so "
+                "osf-tmux relies on Codex's hooks alone there."
+            )
+            return
+        # A top-level key must come before the first [table]: the top of the file is safe.
+        plan.changes.append(FileChange(path, before, (line + "\n" + text).encode()))
+
+    def installed(self) -> bool:
+        raw = read_bytes(self.path)
+        return raw is not None and _NOTIFY_LINE.search(raw.decode("utf-8", "replace")) is not None

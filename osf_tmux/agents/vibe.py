@@ -12,9 +12,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from osf_tmux.agents.hooks import HookFile
+    from osf_tmux.agents.changes import HookFile
     from osf_tmux.agents.toml_hooks import Entry
 
+NAME = "vibe"
 TITLE = "Mistral Vibe"
 EVENTS: dict[str, str | None] = {
     "pre_tool": "working",  # before the permission box is drawn
@@ -27,15 +28,14 @@ HOOK_EXTRA: dict[str, object] = {}
 INSTALL_NOTES: tuple[str, ...] = (
     "Mistral Vibe has no permission event: its permission box is read from the screen.",
 )
-
-
-def hooks_path(env: Mapping[str, str]) -> str:
-    import os
-
-    return os.path.join(env.get("HOME") or os.path.expanduser("~"), ".vibe", "hooks.toml")
+NO_LAUNCH = (
+    "Mistral Vibe has no flag for extra hooks; use `osf-tmux hooks install --agent vibe` (it "
+    "adds [[hooks]] tables to ~/.vibe/hooks.toml and can be uninstalled)."
+)
 
 
 def toml_entries(command: str) -> list[Entry]:
+    """One table per event, named (Vibe wants names unique across files)."""
     return [
         {"name": f"osf-tmux-{e}", "type": e, "command": command, "timeout": float(HOOK_TIMEOUT)}
         for e in EVENTS
@@ -43,17 +43,7 @@ def toml_entries(command: str) -> list[Entry]:
 
 
 def hook_files(env: Mapping[str, str]) -> list[HookFile]:
-    from pathlib import Path
-
+    from osf_tmux.agents.changes import agent_folder
     from osf_tmux.agents.toml_hooks import TomlHookTables
 
-    return [TomlHookTables(Path(hooks_path(env)))]
-
-
-def launch(binary: str, args: list[str], env: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    from osf_tmux.agents.hooks import HooksError
-
-    raise HooksError(
-        "Mistral Vibe has no flag for extra hooks; use `osf-tmux hooks install --agent vibe` (it "
-        "adds [[hooks]] tables to ~/.vibe/hooks.toml and can be uninstalled)."
-    )
+    return [TomlHookTables(agent_folder(env, None, ".vibe") / "hooks.toml", toml_entries)]

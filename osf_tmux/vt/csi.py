@@ -1,6 +1,6 @@
-"""tmux's input_csi_dispatch for TmuxScreen: one handler per CSI final byte, and runs of
-sequences (with the OSCs and C0 controls between them) prepared once into operations on the
-screen.
+"""tmux's input_csi_dispatch for the screen (vt/screen.py's TmuxScreen, as `CsiScreen`): one
+handler per CSI final byte, and runs of sequences (with the OSCs and C0 controls between them)
+prepared once into operations on the screen.
 
 A run a program sends again and again (`ESC[2K ESC[1A` x N to erase a live area, `\\r\\n` and a
 cursor move before text) is prepared once per distinct run (the parser keeps it): parameters
@@ -11,14 +11,51 @@ sees the character only as the first of a run (after anything else it has none).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from osf_tmux.vt.grid import BLANK, blank_row
+from osf_tmux.vt.grid import BLANK, Grid, blank_row
 from osf_tmux.vt.state_machine import CsiCall, Param, PreparedRun
 
-if TYPE_CHECKING:
-    from osf_tmux.vt.screen import TmuxScreen
+
+class CsiScreen(Protocol):
+    """What the handlers read and change of the screen (TmuxScreen): its cursor, margins, modes
+    and grid, and the moves it makes the way tmux's screen-write.c does. The screen imports
+    these handlers, so they know it only by this shape."""
+
+    cols: int
+    rows: int
+    cx: int
+    cy: int
+    rupper: int
+    rlower: int
+    grid: Grid
+    history: deque[tuple[list[str], bool]]
+    tabs: set[int]
+    last: str | None
+    title: str
+    title_stack: list[str]
+    mode_insert: bool
+    mode_origin: bool
+    cursor_visible: bool
+
+    def print_ascii(self, text: str) -> None: ...
+    def execute(self, code: int) -> None: ...
+    def osc_dispatch(self, data: bytes) -> None: ...
+    def _move(self, x: int, y: int, origin: bool) -> None: ...
+    def _cursor_up(self, n: int) -> None: ...
+    def _cursor_down(self, n: int) -> None: ...
+    def _linefeed(self, wrapped: bool) -> None: ...
+    def _scroll_up(self, top: int, bottom: int) -> None: ...
+    def _scroll_down(self, top: int, bottom: int) -> None: ...
+    def _save_cursor(self) -> None: ...
+    def _restore_cursor(self) -> None: ...
+    def _clear_lines(self, start: int, end: int) -> None: ...
+    def _clear_cells(self, y: int, start: int, end: int) -> None: ...
+    def _insert_cells(self, x: int, y: int, n: int) -> None: ...
+    def _private_modes(self, params: list[Param], on: bool) -> None: ...
+
 
 # -- one handler per final byte, in a table to dispatch in one lookup --
 
@@ -35,58 +72,58 @@ def _get(params: list[Param], i: int, minimum: int, default: int) -> int:
     return max(p, minimum)
 
 
-def _cuu(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _cuu(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n != -1:
         s._cursor_up(n)
 
 
-def _cud(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _cud(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n != -1:
         s._cursor_down(n)
 
 
-def _cuf(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _cuf(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n != -1:
         cx = min(s.cx, s.cols - 1)
         s.cx = cx + min(n, s.cols - 1 - cx)
 
 
-def _cub(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _cub(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n != -1:
         s.cx -= min(n, s.cx)
 
 
-def _cnl(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _cnl(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n != -1:
         s.cx = 0
         s._cursor_down(n)
 
 
-def _cpl(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _cpl(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n != -1:
         s.cx = 0
         s._cursor_up(n)
 
 
-def _hpa(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _hpa(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n != -1:
         s._move(n - 1, -1, origin=True)
 
 
-def _vpa(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _vpa(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n != -1:
         s._move(-1, n - 1, origin=True)
 
 
-def _cup(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _cup(s: CsiScreen, p: list[Param], last: str | None) -> None:
     if len(p) == 2 and not s.mode_origin:
         row, col = p
         if type(row) is int and type(col) is int:  # the usual CSI row;col H, inlined
@@ -99,7 +136,7 @@ def _cup(s: TmuxScreen, p: list[Param], last: str | None) -> None:
         s._move(m - 1, n - 1, origin=True)
 
 
-def _ed(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _ed(s: CsiScreen, p: list[Param], last: str | None) -> None:
     how = _get(p, 0, 0, 0)
     cols, rows = s.cols, s.rows
     if how == 0:
@@ -115,7 +152,7 @@ def _ed(s: TmuxScreen, p: list[Param], last: str | None) -> None:
         s.history.clear()  # scrollback only: the visible screen stays
 
 
-def _el(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _el(s: CsiScreen, p: list[Param], last: str | None) -> None:
     how = _get(p, 0, 0, 0)
     cols = s.cols
     if how == 0:
@@ -127,7 +164,7 @@ def _el(s: TmuxScreen, p: list[Param], last: str | None) -> None:
         s._clear_cells(s.cy, 0, cols)
 
 
-def _il(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _il(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n == -1:
         return
@@ -155,7 +192,7 @@ def _il(s: TmuxScreen, p: list[Param], last: str | None) -> None:
         grid.text[y] = None
 
 
-def _dl(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _dl(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n == -1:
         return
@@ -169,13 +206,13 @@ def _dl(s: TmuxScreen, p: list[Param], last: str | None) -> None:
         grid.text.insert(bottom, None)
 
 
-def _ich(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _ich(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n != -1 and s.cx < s.cols:
         s._insert_cells(s.cx, s.cy, n)
 
 
-def _dch(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _dch(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     cols = s.cols
     if n == -1 or s.cx >= cols:
@@ -187,27 +224,27 @@ def _dch(s: TmuxScreen, p: list[Param], last: str | None) -> None:
     s.grid.text[s.cy] = None
 
 
-def _ech(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _ech(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n != -1 and s.cx < s.cols:
         s._clear_cells(s.cy, s.cx, min(s.cols, s.cx + n))
 
 
-def _su(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _su(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n != -1:
         for _ in range(min(n, s.rlower - s.rupper + 1)):
             s._scroll_up(s.rupper, s.rlower)
 
 
-def _sd(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _sd(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n != -1:
         for _ in range(min(n, s.rlower - s.rupper + 1)):
             s._scroll_down(s.rupper, s.rlower)
 
 
-def _cbt(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _cbt(s: CsiScreen, p: list[Param], last: str | None) -> None:
     cx = min(s.cx, s.cols - 1)
     n = _get(p, 0, 1, 1)
     if n == -1:
@@ -220,7 +257,7 @@ def _cbt(s: TmuxScreen, p: list[Param], last: str | None) -> None:
     s.cx = cx
 
 
-def _rep(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _rep(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     if n == -1 or last is None:
         return
@@ -230,7 +267,7 @@ def _rep(s: TmuxScreen, p: list[Param], last: str | None) -> None:
     s.last = None
 
 
-def _tbc(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _tbc(s: CsiScreen, p: list[Param], last: str | None) -> None:
     how = _get(p, 0, 0, 0)
     if how == 0:
         s.tabs.discard(s.cx)
@@ -238,19 +275,19 @@ def _tbc(s: TmuxScreen, p: list[Param], last: str | None) -> None:
         s.tabs.clear()
 
 
-def _sm(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _sm(s: CsiScreen, p: list[Param], last: str | None) -> None:
     for mode in p:
         if mode == 4:
             s.mode_insert = True
 
 
-def _rm(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _rm(s: CsiScreen, p: list[Param], last: str | None) -> None:
     for mode in p:
         if mode == 4:
             s.mode_insert = False
 
 
-def _decstbm(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _decstbm(s: CsiScreen, p: list[Param], last: str | None) -> None:
     n = _get(p, 0, 1, 1)
     m = _get(p, 1, 1, s.rows)
     if n == -1 or m == -1:
@@ -263,15 +300,15 @@ def _decstbm(s: TmuxScreen, p: list[Param], last: str | None) -> None:
     s.rupper, s.rlower = upper, lower
 
 
-def _scp(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _scp(s: CsiScreen, p: list[Param], last: str | None) -> None:
     s._save_cursor()
 
 
-def _rcp(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _rcp(s: CsiScreen, p: list[Param], last: str | None) -> None:
     s._restore_cursor()
 
 
-def _winops(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _winops(s: CsiScreen, p: list[Param], last: str | None) -> None:
     # Only the title stack (22/23) changes what a pane shows; the rest are reports or no-ops.
     m = 0
     while True:
@@ -332,52 +369,52 @@ CSI_PLAIN = {
 # -- runs prepared once -----------------------------------------------------------------------
 # An operation is (function, argument), called as function(screen, argument); it leaves REP's
 # character cleared.
-Op = tuple[Callable[["TmuxScreen", Any], None], Any]
+Op = tuple[Callable[[CsiScreen, Any], None], Any]
 
 
-def _op_clear_last(s: TmuxScreen, arg: None) -> None:
+def _op_clear_last(s: CsiScreen, arg: None) -> None:
     s.last = None
 
 
-def _op_nothing(s: TmuxScreen, arg: None) -> None:
+def _op_nothing(s: CsiScreen, arg: None) -> None:
     pass
 
 
-def _op_seq(s: TmuxScreen, ops: tuple[Op, ...]) -> None:
+def _op_seq(s: CsiScreen, ops: tuple[Op, ...]) -> None:
     for fn, arg in ops:
         fn(s, arg)
 
 
-def _op_call(s: TmuxScreen, arg: tuple[Callable[..., None], list[Param]]) -> None:
+def _op_call(s: CsiScreen, arg: tuple[Callable[..., None], list[Param]]) -> None:
     handler, params = arg
     s.last = None
     handler(s, params, None)
 
 
-def _op_rep(s: TmuxScreen, n: int) -> None:
+def _op_rep(s: CsiScreen, n: int) -> None:
     last = s.last
     s.last = None
     _rep(s, [n], last)
 
 
-def _op_up(s: TmuxScreen, n: int) -> None:
+def _op_up(s: CsiScreen, n: int) -> None:
     s.last = None
     s._cursor_up(n)
 
 
-def _op_down(s: TmuxScreen, n: int) -> None:
+def _op_down(s: CsiScreen, n: int) -> None:
     s.last = None
     s._cursor_down(n)
 
 
-def _op_column(s: TmuxScreen, x: int) -> None:
+def _op_column(s: CsiScreen, x: int) -> None:
     # HPA/CHA: the row is kept, so origin mode plays no part.
     s.last = None
     cols = s.cols
     s.cx = x if x < cols else cols - 1
 
 
-def _op_cup(s: TmuxScreen, arg: tuple[int, int]) -> None:
+def _op_cup(s: CsiScreen, arg: tuple[int, int]) -> None:
     x, y = arg
     s.last = None
     if s.mode_origin:
@@ -388,7 +425,7 @@ def _op_cup(s: TmuxScreen, arg: tuple[int, int]) -> None:
         s.cy = y if y < rows else rows - 1
 
 
-def _op_el(s: TmuxScreen, how: int) -> None:
+def _op_el(s: CsiScreen, how: int) -> None:
     """EL 0 (to the end of the row) and 1 (to the cursor, inclusive)."""
     s.last = None
     cols = s.cols
@@ -402,7 +439,7 @@ def _op_el(s: TmuxScreen, how: int) -> None:
         s.grid.text[s.cy] = None
 
 
-def _op_el2(s: TmuxScreen, arg: None) -> None:
+def _op_el2(s: CsiScreen, arg: None) -> None:
     """EL 2: the whole row, wherever the cursor is."""
     s.last = None
     cols = s.cols
@@ -411,7 +448,7 @@ def _op_el2(s: TmuxScreen, arg: None) -> None:
     s.grid.text[cy] = None
 
 
-def _op_erase_rows(s: TmuxScreen, arg: tuple[int, int]) -> None:
+def _op_erase_rows(s: CsiScreen, arg: tuple[int, int]) -> None:
     """(EL 2, CUU n) or (EL 2, CUD n) k times, as `(-n, k)` or `(n, k)`: each row cleared whole,
     then the cursor moved, stopping at the edge of the scroll region it moves towards (or of
     the screen, from outside the region) as _cursor_up and _cursor_down do."""
@@ -439,17 +476,17 @@ def _op_erase_rows(s: TmuxScreen, arg: tuple[int, int]) -> None:
     s.cy = cy
 
 
-def _op_cr(s: TmuxScreen, arg: None) -> None:
+def _op_cr(s: CsiScreen, arg: None) -> None:
     s.last = None
     s.cx = 0
 
 
-def _op_lf(s: TmuxScreen, arg: None) -> None:
+def _op_lf(s: CsiScreen, arg: None) -> None:
     s.last = None
     s._linefeed(False)
 
 
-def _op_crlf(s: TmuxScreen, k: int) -> None:
+def _op_crlf(s: CsiScreen, k: int) -> None:
     """(CR LF) k times: a line feed keeps the column, so the cursor goes to 0 once."""
     s.last = None
     s.cx = 0
@@ -462,11 +499,11 @@ def _op_crlf(s: TmuxScreen, k: int) -> None:
         linefeed(False)
 
 
-def _op_execute(s: TmuxScreen, code: int) -> None:
+def _op_execute(s: CsiScreen, code: int) -> None:
     s.execute(code)
 
 
-def _op_osc(s: TmuxScreen, body: bytes) -> None:
+def _op_osc(s: CsiScreen, body: bytes) -> None:
     s.osc_dispatch(body)
 
 
@@ -479,7 +516,7 @@ def _control_op(code: int) -> Op:
 
 
 # Handlers whose one parameter (n >= 1, default 1) is all they need.
-_COUNTED: dict[Callable[..., None], Callable[[TmuxScreen, int], None]] = {
+_COUNTED: dict[Callable[..., None], Callable[[CsiScreen, int], None]] = {
     _cuu: _op_up,
     _cud: _op_down,
 }
@@ -527,20 +564,20 @@ def _csi_op(call: CsiCall, first: bool) -> Op | None:
     return (_op_call, (handler, params))
 
 
-# The private modes TmuxScreen._private_modes acts on.
+# The private modes the screen's _private_modes acts on.
 _PRIVATE_MODES = frozenset({3, 6, 7, 25, 47, 1047, 1049})
 
 
-def _op_cursor_visible(s: TmuxScreen, on: bool) -> None:
+def _op_cursor_visible(s: CsiScreen, on: bool) -> None:
     s.last = None
     s.cursor_visible = on
 
 
-def _private_h(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _private_h(s: CsiScreen, p: list[Param], last: str | None) -> None:
     s._private_modes(p, True)
 
 
-def _private_l(s: TmuxScreen, p: list[Param], last: str | None) -> None:
+def _private_l(s: CsiScreen, p: list[Param], last: str | None) -> None:
     s._private_modes(p, False)
 
 

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from osf_tmux.agents import hooks as agent_hooks
 from osf_tmux.agents.hooks import HooksError, apply, plan_install, plan_uninstall
+from osf_tmux.agents.integration import agent_module
 from osf_tmux.cli.app import cli as main
 
 if sys.version_info >= (3, 11):
@@ -351,3 +352,16 @@ def test_hooks_install_says_why_a_read_only_file_stays(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "is read-only (mode 444)" in result.output and "chmod u+w" in result.output
     assert settings.read_text() == "{}\n"
+
+
+def test_every_agent_module_names_itself_and_can_launch_or_says_why_not() -> None:
+    """Each agent module is data the hook files are planned from: its NAME is its id (what the
+    endpoint reports and `--agent` takes), and it either launches with our hooks or says why it
+    cannot."""
+    for agent in agent_hooks.AGENTS:
+        module = agent_module(agent)
+        assert agent == module.NAME
+        reason = getattr(module, "NO_LAUNCH", "")
+        assert (
+            callable(getattr(module, "launch", None)) or f"hooks install --agent {agent}" in reason
+        )

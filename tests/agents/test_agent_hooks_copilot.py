@@ -14,14 +14,22 @@ from click.testing import CliRunner
 
 from osf_tmux.agents import copilot, report
 from osf_tmux.agents import hooks as agent_hooks
-from osf_tmux.agents.copilot_hooks import hooks_document, hooks_table
 from osf_tmux.agents.hooks import HooksError, apply, plan_install, plan_uninstall
+from osf_tmux.agents.json_hooks import flat_document, flat_table
 from osf_tmux.cli.app import cli
 
 # A hook file of the person's own in the same folder: it must never be touched.
 THEIRS = (
     '{\n  "version": 1,\n  "hooks": {"agentStop": [{"type": "command", "bash": "say done"}]}\n}\n'
 )
+
+
+def hooks_document(command: str | None = None) -> dict[str, Any]:
+    return flat_document(copilot, command)
+
+
+def hooks_table() -> dict[str, list[dict[str, Any]]]:
+    return flat_table(copilot)
 
 
 def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:

@@ -184,6 +184,16 @@ def test_launch_when_installed_or_given_settings(tmp_path: Path) -> None:
     assert argv == ["droid", "--use-spec"] and "Droid runs them itself" in notes[0]
 
 
+def test_a_hooks_file_without_events_holds_none_of_ours(tmp_path: Path) -> None:
+    """A hooks.json with flags but no event lists is not an install of ours: launch still hands
+    Droid our hooks (before, it took the file for ours and launched without them)."""
+    env, folder = factory(tmp_path)
+    (folder / "hooks.json").write_text('{"hooksDisabled": false}')
+    assert agent_hooks.installed_files("droid", env) == []
+    argv, notes = agent_hooks.launch_argv("droid", "droid", [], env)
+    assert argv[1] == "--settings" and not notes
+
+
 def test_the_events_report_the_states_droid_means() -> None:
     from osf_tmux.agents.report import state_for
 

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from osf_tmux.agents import grok_build
-from osf_tmux.agents.hooks import HooksError, apply, plan_install, plan_uninstall
-from osf_tmux.agents.integration import agent_module
+from osf_tmux.agents.hooks import HooksError, apply, launch_argv, plan_install, plan_uninstall
 from osf_tmux.agents.report import state_for
 from tests.support.hook_counts import ours
 
@@ -58,7 +57,7 @@ def test_grok_home_wins(tmp_path: Path) -> None:
 
 def test_no_launch_flag() -> None:
     with pytest.raises(HooksError, match="hooks install --agent grok-build"):
-        agent_module("grok-build").launch("grok", [], {})
+        launch_argv("grok-build", "grok", [], {})
 
 
 def test_recorded_payloads_report_the_turn() -> None:

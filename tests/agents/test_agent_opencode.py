@@ -19,7 +19,9 @@ import pytest
 from osf_tmux.agents import hooks as agent_hooks
 from osf_tmux.agents import report
 from osf_tmux.agents.hooks import HooksError, apply, plan_install, plan_uninstall
-from osf_tmux.agents.opencode_plugin import FILE_NAME, plugin_source
+from osf_tmux.agents.integration import agent_module
+from osf_tmux.agents.opencode import FILE_NAME
+from osf_tmux.agents.opencode import plugin_source as source_of
 from tests.support.tmux_server import TmuxServer, retry_until
 
 NODE = shutil.which("node")
@@ -28,6 +30,10 @@ needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
 # A person's own OpenCode setup: a config file and a plugin of theirs.
 USER_CONFIG = '{\n  "model": "anthropic/claude",\n  "plugin": ["opencode-wakatime"]\n}\n'
 USER_PLUGIN = "export const Mine = async () => ({ event: async () => {} })\n"
+
+
+def plugin_source(agent: str, report: list[str] | None = None) -> bytes:
+    return source_of(agent_module(agent), report)
 
 
 def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:

@@ -14,7 +14,7 @@ import pytest
 from osf_tmux.agents import hooks as agent_hooks
 from osf_tmux.agents import pi, report
 from osf_tmux.agents.hooks import HooksError, apply, plan_install, plan_uninstall
-from osf_tmux.agents.pi_extension import private_path, render
+from osf_tmux.agents.pi import private_path, render
 
 USER_EXTENSION = b"// my gate\nexport default function (pi) { pi.on('tool_call', () => {}); }\n"
 
