@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from osf_tmux.agents import hooks as agent_hooks
 from osf_tmux.agents import report
@@ -22,6 +23,7 @@ from osf_tmux.agents.hooks import HooksError, apply, plan_install, plan_uninstal
 from osf_tmux.agents.integration import agent_module
 from osf_tmux.agents.opencode import FILE_NAME
 from osf_tmux.agents.opencode import plugin_source as source_of
+from osf_tmux.cli.app import cli
 from tests.support.tmux_server import TmuxServer, retry_until
 
 NODE = shutil.which("node")
@@ -121,18 +123,15 @@ def test_an_older_plugin_of_ours_is_replaced_without_a_backup(tmp_path: Path) ->
 
 def test_the_cli_installs_and_uninstalls(tmp_path: Path) -> None:
     seed(tmp_path)
-    env = {**os.environ, "HOME": str(tmp_path / "home")}
-    env.pop("XDG_CONFIG_HOME", None)
-    cli = [sys.executable, "-m", "osf_tmux"]
-    done = subprocess.run([*cli, "hooks", "install", "--agent", "opencode"], env=env,
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    # In process (click's runner): the same command, without starting an interpreter.
+    env = {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": None}
+    done = CliRunner().invoke(cli, ["hooks", "install", "--agent", "opencode"], env=env)
+    assert done.exit_code == 0, done.output
     assert f"write {tmp_path}/home/.config/opencode/plugins/{FILE_NAME}" in done.stdout
     assert "kept the original" not in done.stdout
     assert "restarted" in done.stdout  # the note: running sessions load plugins at start only
-    gone = subprocess.run([*cli, "hooks", "uninstall", "--agent", "opencode"], env=env,
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert gone.returncode == 0 and "remove" in gone.stdout
+    gone = CliRunner().invoke(cli, ["hooks", "uninstall", "--agent", "opencode"], env=env)
+    assert gone.exit_code == 0 and "remove" in gone.stdout
 
 
 # ---- launch: the plugin for one run, through the agent's inline config variable ----------------

@@ -16,8 +16,10 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from osf_tmux.agents import safe_input
+from osf_tmux.cli.app import cli
 from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.tmux import ServerSpec, Tmux
 from tests.support.tmux_server import TmuxServer, retry_until
@@ -70,11 +72,13 @@ class RecordingPane:
 
 
 def osf(server: TmuxServer, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-    return subprocess.run(
-        [sys.executable, "-m", "osf_tmux", "-L", server.socket_name, *args],
-        capture_output=True, text=True, timeout=60, env=env,
-    )  # fmt: skip
+    """`osf-tmux -L SOCKET ARGS` run in this process (click's runner: a fresh interpreter for
+    each call cost most of these tests' time), outside any tmux client."""
+    argv = ["-L", server.socket_name, *args]
+    result = CliRunner().invoke(cli, argv, env={"TMUX": None, "TMUX_PANE": None})
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(argv, result.exit_code, result.stdout, result.stderr)
 
 
 def offsets() -> dict[str, int]:

@@ -20,7 +20,7 @@ from osf_tmux.judge.manifest import parse_manifest
 from osf_tmux.judge.ruleset import RuleSet, load_rules
 from osf_tmux.judge.screen_judge import ScreenJudge
 from osf_tmux.vt.snapshot import Snapshot
-from tests.support.capture_frames import capture_frames
+from tests.support.capture_frames import CORPORA, capture_frames
 
 
 @pytest.fixture(scope="module")
@@ -93,12 +93,13 @@ def test_line_local_means_searching_rows_alone_finds_the_same(source: str) -> No
             assert joined == alone or not part, (source, part)
 
 
-def test_same_verdict_never_hides_a_change_on_real_captures(rules: RuleSet) -> None:
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_same_verdict_never_hides_a_change_on_real_captures(rules: RuleSet, corpus: str) -> None:
     """Every capture, a frame every 512 bytes: wherever `same_verdict` says the verdict stays,
     classifying says so too. And for Claude's line-local rules it does skip frames."""
     skipped = {agent: 0 for agent in rules.manifests}
     pairs = 0
-    for manifest, snaps in capture_frames():
+    for manifest, snaps in capture_frames(corpus):
         for before, after in itertools.pairwise(snaps):
             pairs += 1
             if same_verdict(before, after, manifest):
@@ -108,15 +109,18 @@ def test_same_verdict_never_hides_a_change_on_real_captures(rules: RuleSet) -> N
     assert skipped["claude"] > 0
 
 
-def test_same_verdict_never_hides_a_change_when_rows_are_swapped(rules: RuleSet) -> None:
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_same_verdict_never_hides_a_change_when_rows_are_swapped(
+    rules: RuleSet, corpus: str
+) -> None:
     """Screens from the captures with one row replaced by a row from anywhere in the corpus
     (prompts, menus, footers, rules, blanks)."""
     rng = random.Random(11)
-    corpus = capture_frames()
-    pool = sorted({row for _, snaps in corpus for snap in snaps[::7] for row in snap.rows})
+    frames = capture_frames(corpus)
+    pool = sorted({row for _, snaps in frames for snap in snaps[::7] for row in snap.rows})
     skipped = 0
     for _ in range(4000):
-        manifest, snaps = rng.choice(corpus)
+        manifest, snaps = rng.choice(frames)
         before = rng.choice(snaps)
         rows = list(before.rows)
         for _ in range(rng.choice((1, 1, 2))):
@@ -170,9 +174,12 @@ def test_a_ticking_spinner_keeps_the_verdict_without_classifying(rules: RuleSet)
     assert not same_verdict(before, Snapshot(cols=60, rows=(*blanked, footer)), claude)
 
 
-def test_screen_judge_gives_classify_verdicts_frame_after_frame(rules: RuleSet) -> None:
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_screen_judge_gives_classify_verdicts_frame_after_frame(
+    rules: RuleSet, corpus: str
+) -> None:
     checked = 0
-    for manifest, snaps in capture_frames():
+    for manifest, snaps in capture_frames(corpus):
         judge = ScreenJudge(manifest)
         for snap in snaps:
             assert judge.verdict(snap) == classify(snap, manifest)
@@ -180,15 +187,18 @@ def test_screen_judge_gives_classify_verdicts_frame_after_frame(rules: RuleSet) 
     assert checked > 1000
 
 
-def test_screen_judge_gives_classify_verdicts_when_screens_jump(rules: RuleSet) -> None:
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_screen_judge_gives_classify_verdicts_when_screens_jump(
+    rules: RuleSet, corpus: str
+) -> None:
     """Screens of one agent in random order: nothing a region showed before may leak."""
     rng = random.Random(5)
-    corpus = capture_frames()
+    frames = capture_frames(corpus)
     for agent in rules.manifests:
-        snaps = [s for m, ss in corpus if m.agent == agent for s in ss[::3]]
+        snaps = [s for m, ss in frames if m.agent == agent for s in ss[::3]]
         manifest = rules.manifests[agent]
         judge = ScreenJudge(manifest)
-        for _ in range(1500):
+        for _ in range(1500 if corpus == "all" else 300):
             snap = rng.choice(snaps)
             assert judge.verdict(snap) == classify(snap, manifest)
 

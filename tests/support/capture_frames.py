@@ -1,11 +1,17 @@
 """The screens of every capture under captures/, a frame every 512 bytes (half-drawn frames
-included), with the shipped manifest of its agent. Built once per test session: several tests
-check shortcuts of the classifier against `classify` on them."""
+included), with the shipped manifest of its agent. Built once per test process: several tests
+check shortcuts of the classifier against `classify` on them.
+
+Replaying the whole corpus costs ~15 s of CPU, so the fast tier checks a sample (`CORPORA`: each
+agent's every `SAMPLE_EVERY`-th capture, so every agent's rules are met) and the slow tier
+makes the same checks on every capture."""
 
 from __future__ import annotations
 
 import functools
 from pathlib import Path
+
+import pytest
 
 from osf_tmux.judge.corpus import find_captures
 from osf_tmux.judge.manifest import Manifest
@@ -14,15 +20,29 @@ from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.snapshot import Snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_EVERY = 10
+
+# Parametrize a corpus test with these: the sample in the fast tier, the whole in the slow one.
+CORPORA = [
+    pytest.param("sample", id="sample"),
+    pytest.param("all", id="all", marks=pytest.mark.slow),
+]
+
+Frames = tuple[tuple[Manifest, tuple[Snapshot, ...]], ...]
 
 
 @functools.cache
-def capture_frames() -> tuple[tuple[Manifest, tuple[Snapshot, ...]], ...]:
+def capture_frames(corpus: str = "all") -> Frames:
+    """`corpus` "all": every capture; "sample": each agent's every SAMPLE_EVERY-th one."""
     rules = load_rules(None)
     out = []
+    seen: dict[str, int] = {}
     for cap in find_captures(ROOT / "captures"):
         size, agent = cap.size(), cap.agent()
         if size is None or agent is None or agent not in rules.manifests:
+            continue
+        n = seen[agent] = seen.get(agent, -1) + 1
+        if corpus == "sample" and n % SAMPLE_EVERY:
             continue
         data = cap.bytes_path.read_bytes()
         screen = PaneScreen(*size)
