@@ -146,11 +146,6 @@ def pane(**fields: object) -> PaneInfo:
     return dataclasses.replace(base, **fields)  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="module")
-def rules() -> RuleSet:
-    return load_rules(None)
-
-
 def agent(rules: RuleSet, info: PaneInfo, commands: list[list[str]]) -> str | None:
     found = manifest_for(rules, info, lambda pid: commands, 0.0, 30.0)
     return found.agent if found else None

@@ -8,22 +8,18 @@ a user or the model could put there. Identification from the processes of a real
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import manifest_fixture
+from tests.rules.harness import state_rule as state
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "auggie.toml"
 WIDTHS = [60, 80, 120, 200, 240]
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
+manifest = manifest_fixture("auggie")
 
 
 def screen(lines: list[str], cols: int, rows: int = 30) -> Snapshot:
@@ -75,11 +71,6 @@ QUESTION = [
     "  4) Chat about this",
 ]
 QUESTION_KEYS = " [↑↓] Navigate • [Enter] Select • [Esc] Decline"
-
-
-def state(snap: Snapshot, manifest: Manifest) -> str:
-    verdict = classify(snap, manifest)
-    return f"{verdict.state}:{verdict.rule}"
 
 
 @pytest.mark.parametrize("cols", WIDTHS)

@@ -14,20 +14,14 @@ column (the panel's own text is left out: it never holds a dialog).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import manifest_fixture
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "claude.toml"
-
-
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
+manifest = manifest_fixture("claude")
 
 
 def screen(text: str, cols: int = 80, rows: int = 24) -> Snapshot:

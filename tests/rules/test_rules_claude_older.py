@@ -11,20 +11,14 @@ full-width `─` rule, `{DASH}` a `╌` rule.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
+from osf_tmux.judge.manifest import Manifest
+from tests.rules.harness import manifest_fixture
 from tests.rules.test_rules_claude_modes import screen
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "claude.toml"
-
-
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
+manifest = manifest_fixture("claude")
 
 
 def verdict(text: str, cols: int, rows: int, manifest: Manifest) -> tuple[str, str | None]:

@@ -7,21 +7,15 @@ Identification from the processes of a real run (`droid` and its `droid exec` ch
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import manifest_fixture
+from tests.rules.harness import state_rule as state
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "droid.toml"
-
-
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
+manifest = manifest_fixture("droid")
 
 
 def screen(lines: list[str], cols: int, rows: int) -> Snapshot:
@@ -91,11 +85,6 @@ def approval(cols: int) -> list[str]:
         *box(body, cols),
         *wrap(HINT, cols, "  "),
     ]
-
-
-def state(snap: Snapshot, manifest: Manifest) -> str:
-    verdict = classify(snap, manifest)
-    return f"{verdict.state}:{verdict.rule}"
 
 
 @pytest.mark.parametrize(("cols", "rows"), [(60, 20), (80, 24), (120, 32), (240, 60)])

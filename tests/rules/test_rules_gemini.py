@@ -11,24 +11,20 @@ Layouts come from three places (rules/NOTES-gemini.md has the details):
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
-
-RULES = Path(__file__).resolve().parents[2] / "rules" / "gemini.toml"
+from tests.rules.harness import manifest_fixture, screens_test
 
 READY = "◇  Ready (proj)"
 WORKING = "✦  Working… (proj)"
 ACTION = "✋  Action Required (proj)"
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
+manifest = manifest_fixture("gemini")
 
 
 def screen(
@@ -838,12 +834,7 @@ CASES: list[tuple[str, Snapshot, str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("snap", "want"), [(s, w) for _, s, w in CASES], ids=[n for n, _, _ in CASES]
-)
-def test_gemini_screens(snap: Snapshot, want: str, manifest: Manifest) -> None:
-    verdict = classify(snap, manifest)
-    assert verdict.state == want, f"got {verdict.state} by rule {verdict.rule}"
+test_gemini_screens = screens_test(CASES)
 
 
 # Screen-reader mode (ui.accessibility.screenReader; captures/gemini-cli-0.61.0-lab-screenreader):

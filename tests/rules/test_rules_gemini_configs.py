@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.paths import shipped_rules_dir
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import manifest_fixture
 
 CAPTURES = Path(__file__).resolve().parents[2] / "captures"
 SNAPSHOT_GLOBS = (
@@ -26,9 +26,7 @@ SNAPSHOT_GLOBS = (
 )
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(shipped_rules_dir() / "gemini.toml")
+manifest = manifest_fixture("gemini")
 
 
 def _snapshots() -> list[Path]:

@@ -18,9 +18,9 @@ import pytest
 
 from osf_tmux.judge.answer import Answer
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.paths import shipped_rules_dir
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import manifest_fixture
 
 LAB = Path(__file__).resolve().parents[2] / "captures" / "gemini-cli-0.61.0-lab-loop"
 RULE = "loop-detection-dialog"
@@ -31,9 +31,7 @@ QUESTION = (
 OPTIONS = ["● 1. Keep loop detection enabled (esc)", "  2. Disable loop detection for this session"]
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(shipped_rules_dir() / "gemini.toml")
+manifest = manifest_fixture("gemini")
 
 
 def _snapshots() -> list[Path]:

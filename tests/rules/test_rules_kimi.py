@@ -9,33 +9,23 @@ header and text area (rules/NOTES-kimi.md)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from osf_tmux.daemon.identify import manifest_for
-from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.judge.ruleset import RuleSet, load_rules
-from osf_tmux.tmux import PaneInfo
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import (
+    agent_of,
+    foreground_agent,
+    manifest_fixture,
+    pane_info,
+    screens_test,
+)
+from tests.rules.harness import stacked as screen
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "kimi.toml"
 WIDTHS = (60, 80, 120, 240)
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
-
-
-def screen(top: list[str], bottom: list[str], cols: int, rows: int = 24) -> Snapshot:
-    """`top` from the first row down (the transcript), `bottom` against the last row."""
-    lines = [line[:cols] for line in top]
-    lower = [line[:cols] for line in bottom]
-    gap = rows - len(lines) - len(lower)
-    assert gap >= 0, "more rows than the pane has"
-    return Snapshot.from_text("\n".join([*lines, *([""] * gap), *lower]), cols)
+manifest = manifest_fixture("kimi")
 
 
 def footer(cols: int) -> list[str]:
@@ -178,12 +168,7 @@ def cases() -> list[tuple[str, Snapshot, str]]:
 CASES = cases()
 
 
-@pytest.mark.parametrize(
-    ("snap", "want"), [(s, w) for _, s, w in CASES], ids=[n for n, _, _ in CASES]
-)
-def test_kimi_screens(snap: Snapshot, want: str, manifest: Manifest) -> None:
-    verdict = classify(snap, manifest)
-    assert verdict.state == want, f"got {verdict.state} by rule {verdict.rule}"
+test_kimi_screens = screens_test(CASES)
 
 
 def test_answer_keys(manifest: Manifest) -> None:
@@ -203,16 +188,6 @@ RENAMED = ["Kimi Code"]  # /proc/PID/cmdline after setproctitle (comm is `Kimi C
 SCRIPT = [f"{VENV}/bin/python3", f"{VENV}/bin/kimi"]
 
 
-@pytest.fixture(scope="module")
-def rules() -> RuleSet:
-    return load_rules(None)
-
-
-def found(rules: RuleSet, argv: list[str]) -> str | None:
-    m = rules.for_process(argv)
-    return m.agent if m else None
-
-
 @pytest.mark.parametrize(
     ("argv", "want"),
     [
@@ -225,20 +200,10 @@ def found(rules: RuleSet, argv: list[str]) -> str | None:
         (["Kimi"], None),
     ],
 )
-def test_kimi_processes(rules: RuleSet, argv: list[str], want: str | None) -> None:
-    assert found(rules, argv) == want
+def test_kimi_processes(argv: list[str], want: str | None) -> None:
+    assert agent_of(argv) == want
 
 
-def pane(current_command: str) -> PaneInfo:
-    return PaneInfo(
-        pane_id="%1", pid=123, tty="/dev/pts/9", width=120, height=32, piped=False, dead=False,
-        active=True, window_active=True, window_id="@1", session_id="$1", session_name="s",
-        window_index="0", pane_index="0", session_attached=1, current_command=current_command,
-        agent_override="", report="", our_pipe="", alt_screen=False,
-    )  # fmt: skip
-
-
-def test_foreground_renamed_process_is_kimi(rules: RuleSet) -> None:
+def test_foreground_renamed_process_is_kimi() -> None:
     # What /proc shows in a pane running `kimi`: one process, renamed.
-    m = manifest_for(rules, pane("Kimi Code"), lambda pid: [RENAMED], 0.0, 30.0)
-    assert m is not None and m.agent == "kimi"
+    assert foreground_agent([RENAMED], pane_info(current_command="Kimi Code")) == "kimi"

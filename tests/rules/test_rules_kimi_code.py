@@ -9,33 +9,26 @@ the person is asked something (rules/NOTES-kimi-code.md)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from osf_tmux.daemon.identify import manifest_for
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.judge.ruleset import RuleSet, load_rules
-from osf_tmux.tmux import PaneInfo
+from osf_tmux.judge.manifest import Manifest
+from osf_tmux.judge.ruleset import RuleSet
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import (
+    agent_of,
+    foreground_agent,
+    manifest_fixture,
+    manifest_of,
+    pane_info,
+    screens_test,
+)
+from tests.rules.harness import stacked as screen
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "kimi-code.toml"
 WIDTHS = (60, 80, 120, 240)
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
-
-
-def screen(top: list[str], bottom: list[str], cols: int, rows: int = 24) -> Snapshot:
-    """`top` from the first row down (the transcript), `bottom` against the last row."""
-    lines = [line[:cols] for line in top]
-    lower = [line[:cols] for line in bottom]
-    gap = rows - len(lines) - len(lower)
-    assert gap >= 0, "more rows than the pane has"
-    return Snapshot.from_text("\n".join([*lines, *([""] * gap), *lower]), cols)
+manifest = manifest_fixture("kimi-code")
 
 
 def footer(cols: int) -> list[str]:
@@ -223,17 +216,12 @@ def cases() -> list[tuple[str, Snapshot, str]]:
 CASES = cases()
 
 
-@pytest.mark.parametrize(
-    ("snap", "want"), [(s, w) for _, s, w in CASES], ids=[n for n, _, _ in CASES]
-)
-def test_kimi_code_screens(snap: Snapshot, want: str, manifest: Manifest) -> None:
-    verdict = classify(snap, manifest)
-    assert verdict.state == want, f"got {verdict.state} by rule {verdict.rule}"
+test_kimi_code_screens = screens_test(CASES)
 
 
 def test_the_old_kimi_rules_do_not_read_kimi_code_panels() -> None:
     """Why Kimi Code needs rules of its own: Kimi CLI's read its panels as idle."""
-    old = load_manifest(RULES.with_name("kimi.toml"))
+    old = manifest_of("kimi")
     for body in (APPROVAL, QUESTION):
         assert classify(screen(TRANSCRIPT, panel(120, body), 120, 32), old).state == "idle"
 
@@ -256,16 +244,6 @@ PACKAGE = "/usr/local/lib/node_modules/@moonshot-ai/kimi-code/dist/main.mjs"
 OLD_VENV = "/home/u/.local/share/uv/tools/kimi-cli"
 
 
-@pytest.fixture(scope="module")
-def rules() -> RuleSet:
-    return load_rules(None)
-
-
-def found(rules: RuleSet, argv: list[str]) -> str | None:
-    m = rules.for_process(argv)
-    return m.agent if m else None
-
-
 @pytest.mark.parametrize(
     ("argv", "want"),
     [
@@ -283,8 +261,8 @@ def found(rules: RuleSet, argv: list[str]) -> str | None:
         (["less", "/home/u/.kimi-code/config.toml"], None),
     ],
 )
-def test_kimi_code_processes(rules: RuleSet, argv: list[str], want: str | None) -> None:
-    assert found(rules, argv) == want
+def test_kimi_code_processes(argv: list[str], want: str | None) -> None:
+    assert agent_of(argv) == want
 
 
 def test_the_name_kimi_code_means_the_new_program(rules: RuleSet) -> None:
@@ -293,16 +271,6 @@ def test_the_name_kimi_code_means_the_new_program(rules: RuleSet) -> None:
     assert rules.get("kimi").agent == "kimi"
 
 
-def pane(current_command: str) -> PaneInfo:
-    return PaneInfo(
-        pane_id="%1", pid=123, tty="/dev/pts/9", width=120, height=32, piped=False, dead=False,
-        active=True, window_active=True, window_id="@1", session_id="$1", session_name="s",
-        window_index="0", pane_index="0", session_attached=1, current_command=current_command,
-        agent_override="", report="", our_pipe="", alt_screen=False,
-    )  # fmt: skip
-
-
-def test_tmux_command_name_after_the_rename(rules: RuleSet) -> None:
+def test_tmux_command_name_after_the_rename() -> None:
     """No readable /proc entry (another user's process): tmux's `#{pane_current_command}`."""
-    m = manifest_for(rules, pane("kimi-code"), lambda pid: [], wall=0.0, report_ttl=30.0)
-    assert m is not None and m.agent == "kimi-code"
+    assert foreground_agent([], pane_info(current_command="kimi-code")) == "kimi-code"

@@ -12,22 +12,18 @@ transcript fills the pane; a case longer than the pane keeps its last rows, as a
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from osf_tmux.judge.classify import classify, same_verdict
-from osf_tmux.judge.manifest import Manifest, load_manifest
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import manifest_fixture
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "pi.toml"
 CURSOR = "▮"
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
+manifest = manifest_fixture("pi")
 
 
 def screen(text: str, cols: int = 80, rows: int = 24) -> Snapshot:

@@ -7,21 +7,15 @@ processes of a real run (`node .bin/qwen` and its relaunched child)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import manifest_fixture
+from tests.rules.harness import state_rule as state
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "qwen.toml"
-
-
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
+manifest = manifest_fixture("qwen")
 
 
 def screen(lines: list[str], cols: int, rows: int) -> Snapshot:
@@ -82,11 +76,6 @@ def working_screen(cols: int, spinner: str) -> Snapshot:
         cut = rows[-1].rfind(" ", 0, cols)
         rows[-1:] = [rows[-1][:cut], "    " + rows[-1][cut + 1 :]]
     return screen([*TRANSCRIPT, *rows, *input_box(cols)], cols, 30)
-
-
-def state(snap: Snapshot, manifest: Manifest) -> str:
-    verdict = classify(snap, manifest)
-    return f"{verdict.state}:{verdict.rule}"
 
 
 @pytest.mark.parametrize(("cols", "rows"), [(60, 20), (80, 24), (120, 32), (240, 60)])
