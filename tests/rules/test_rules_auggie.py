@@ -11,9 +11,8 @@ from __future__ import annotations
 import pytest
 
 from osf_tmux.judge.manifest import Manifest
-from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.vt.snapshot import Snapshot
-from tests.rules.harness import manifest_fixture
+from tests.rules.harness import agent_of, manifest_fixture
 from tests.rules.harness import state_rule as state
 
 WIDTHS = [60, 80, 120, 200, 240]
@@ -212,8 +211,7 @@ def test_transcript_quoting_an_old_question_above_a_working_box(manifest: Manife
     ],
 )
 def test_identified_from_its_processes(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
-    assert found is not None and found.agent == "auggie"
+    assert agent_of(argv) == "auggie"
 
 
 @pytest.mark.parametrize(
@@ -226,8 +224,7 @@ def test_identified_from_its_processes(argv: list[str]) -> None:
     ],
 )
 def test_not_taken_for_auggie(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
-    assert found is None or found.agent != "auggie"
+    assert agent_of(argv) != "auggie"
 
 
 def test_answer_keys(manifest: Manifest) -> None:

@@ -10,9 +10,8 @@ from __future__ import annotations
 import pytest
 
 from osf_tmux.judge.manifest import Manifest
-from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.vt.snapshot import Snapshot
-from tests.rules.harness import manifest_fixture
+from tests.rules.harness import agent_of, manifest_fixture
 from tests.rules.harness import state_rule as state
 
 manifest = manifest_fixture("grok")
@@ -138,8 +137,7 @@ def test_transcript_quoting_an_old_confirmation_above_an_idle_box(manifest: Mani
     ],
 )
 def test_identified_from_its_processes(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
-    assert found is not None and found.agent == "grok"
+    assert agent_of(argv) == "grok"
 
 
 @pytest.mark.parametrize(
@@ -156,8 +154,7 @@ def test_identified_from_its_processes(argv: list[str]) -> None:
     ],
 )
 def test_not_taken_for_grok(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
-    assert found is None or found.agent != "grok"
+    assert agent_of(argv) != "grok"
 
 
 def test_feedback_field_garbled_while_typing(manifest: Manifest) -> None:

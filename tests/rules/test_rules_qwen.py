@@ -10,9 +10,8 @@ from __future__ import annotations
 import pytest
 
 from osf_tmux.judge.manifest import Manifest
-from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.vt.snapshot import Snapshot
-from tests.rules.harness import manifest_fixture
+from tests.rules.harness import agent_of, manifest_fixture
 from tests.rules.harness import state_rule as state
 
 manifest = manifest_fixture("qwen")
@@ -186,8 +185,7 @@ def test_trust_dialog(manifest: Manifest) -> None:
     ],
 )
 def test_identified_from_its_processes(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
-    assert found is not None and found.agent == "qwen"
+    assert agent_of(argv) == "qwen"
 
 
 @pytest.mark.parametrize(
@@ -199,8 +197,7 @@ def test_identified_from_its_processes(argv: list[str]) -> None:
     ],
 )
 def test_not_taken_for_qwen(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
-    assert found is None or found.agent != "qwen"
+    assert agent_of(argv) != "qwen"
 
 
 # In a tmux pane (TMUX set) Qwen Code 0.15 on draws its spinner as `.`/`..` instead of Braille
