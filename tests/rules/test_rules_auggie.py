@@ -12,7 +12,7 @@ import pytest
 
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
-from tests.rules.harness import agent_of, manifest_fixture
+from tests.rules.harness import agent_of, from_bottom, manifest_fixture
 from tests.rules.harness import state_rule as state
 
 WIDTHS = [60, 80, 120, 200, 240]
@@ -22,11 +22,8 @@ manifest = manifest_fixture("auggie")
 
 
 def screen(lines: list[str], cols: int, rows: int = 30) -> Snapshot:
-    """`lines` as the bottom of a `cols`x`rows` pane, blank rows under them as Auggie leaves."""
-    assert all(len(line) <= cols for line in lines), "a row is wider than the pane"
-    lines = lines[-rows:]
-    text = "\n".join([""] * (rows - len(lines)) + lines)
-    return Snapshot.from_text(text, cols)
+    """`lines` as the bottom of the pane, blank rows under them as Auggie leaves."""
+    return from_bottom(lines, cols, rows)
 
 
 def box(body: list[str], cols: int) -> list[str]:

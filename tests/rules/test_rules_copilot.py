@@ -21,7 +21,7 @@ from osf_tmux.judge.classify import classify
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import RuleSet
 from osf_tmux.vt.snapshot import Snapshot
-from tests.rules.harness import manifest_fixture, pane_info
+from tests.rules.harness import from_bottom, manifest_fixture, pane_info
 
 WIDTHS = (60, 80, 120, 240)
 IDLE_FOOTER = "← open sidebar · Interactive · Manual Approval · / commands · ? help · tab next tab"
@@ -188,9 +188,7 @@ def model_picker(cols: int) -> list[str]:
 
 def screen(rows: list[str], cols: int, height: int) -> Snapshot:
     """A `cols` x `height` pane showing the last `height` of `rows` (blank rows above)."""
-    shown = [r[:cols] for r in rows][-height:]
-    shown = [""] * (height - len(shown)) + shown
-    return Snapshot.from_text("\n".join(shown), cols, alt_screen=True)
+    return from_bottom(rows, cols, height, cut=True, alt_screen=True)
 
 
 @dataclass(frozen=True)

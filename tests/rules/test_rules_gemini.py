@@ -10,14 +10,12 @@ Layouts come from three places (rules/NOTES-gemini.md has the details):
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from osf_tmux.judge.classify import classify
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
-from tests.rules.harness import manifest_fixture, screens_test
+from tests.rules.harness import from_bottom, manifest_fixture, screens_test
 
 READY = "◇  Ready (proj)"
 WORKING = "✦  Working… (proj)"
@@ -32,10 +30,7 @@ def screen(
 ) -> Snapshot:
     """`lines` as the bottom of a `cols`x`rows` pane (Gemini draws its live area at the bottom
     of the normal screen; the transcript scrolls off the top)."""
-    assert all(len(line) <= cols for line in lines), "a row is wider than the pane"
-    lines = lines[-rows:]
-    text = "\n".join([""] * (rows - len(lines)) + lines)
-    return dataclasses.replace(Snapshot.from_text(text, cols, title=title), cursor=cursor)
+    return from_bottom(lines, cols, rows, title=title, cursor=cursor)
 
 
 def box(body: list[str], width: int, margin: int = 0) -> list[str]:

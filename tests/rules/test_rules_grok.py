@@ -10,18 +10,11 @@ from __future__ import annotations
 import pytest
 
 from osf_tmux.judge.manifest import Manifest
-from osf_tmux.vt.snapshot import Snapshot
 from tests.rules.harness import agent_of, manifest_fixture
+from tests.rules.harness import from_top as screen
 from tests.rules.harness import state_rule as state
 
 manifest = manifest_fixture("grok")
-
-
-def screen(lines: list[str], cols: int, rows: int) -> Snapshot:
-    """`lines` at the top of the pane (scrolled when they do not fit), blank rows under them."""
-    assert all(len(line) <= cols for line in lines), "a row is wider than the pane"
-    lines = [*lines, "", ""][-rows:]
-    return Snapshot.from_text("\n".join(lines + [""] * (rows - len(lines))), cols)
 
 
 def box(body: list[str], cols: int) -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import RuleSet
-from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import from_bottom as screen
 from tests.rules.harness import manifest_fixture
 from tests.rules.harness import state_rule as state
 
@@ -33,13 +33,6 @@ TRANSCRIPT = [
 
 
 manifest = manifest_fixture("grok-build")
-
-
-def screen(lines: list[str], cols: int, rows: int) -> Snapshot:
-    """`lines` at the bottom of the pane (the top ones scrolled off when they do not fit)."""
-    assert all(len(line) <= cols for line in lines), "a row is wider than the pane"
-    lines = lines[-rows:]
-    return Snapshot.from_text("\n".join([""] * (rows - len(lines)) + lines), cols)
 
 
 def input_area(cols: int, text: str = "", footer: str = IDLE_FOOTER) -> list[str]:

@@ -12,17 +12,10 @@ import pytest
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
 from tests.rules.harness import agent_of, manifest_fixture
+from tests.rules.harness import from_bottom as screen
 from tests.rules.harness import state_rule as state
 
 manifest = manifest_fixture("qwen")
-
-
-def screen(lines: list[str], cols: int, rows: int) -> Snapshot:
-    """`lines` as the bottom of a `cols`x`rows` pane, blank rows under them as Qwen leaves."""
-    assert all(len(line) <= cols for line in lines), "a row is wider than the pane"
-    lines = lines[-rows:]
-    text = "\n".join([""] * (rows - len(lines)) + lines)
-    return Snapshot.from_text(text, cols)
 
 
 def box(body: list[str], cols: int) -> list[str]:
