@@ -216,8 +216,16 @@ def snapshot_id(path: Path, parents: int = 1) -> str:
     return "/".join([*(path.parents[i].name for i in reversed(range(parents))), path.name])
 
 
-def read_snapshot(path: Path, cols: int) -> Snapshot:
-    return Snapshot.from_text(path.read_text(encoding="utf-8").rstrip("\n"), cols)
+def snapshot_size(path: Path) -> tuple[int, int]:
+    """The pane's size a snapshot file's folder names (`shell_approve-80x24.snapshots`)."""
+    cols, rows = path.parent.name.removesuffix(".snapshots").rsplit("-", 1)[1].split("x")
+    return int(cols), int(rows)
+
+
+def read_snapshot(path: Path, cols: int | None = None) -> Snapshot:
+    """A lab snapshot file as a screen `cols` wide (by default: as its folder names)."""
+    width = snapshot_size(path)[0] if cols is None else cols
+    return Snapshot.from_text(path.read_text(encoding="utf-8").rstrip("\n"), width)
 
 
 # ---- verdicts ---------------------------------------------------------------------------------

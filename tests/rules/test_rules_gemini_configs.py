@@ -16,9 +16,15 @@ import pytest
 from osf_tmux.judge.classify import classify
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
-from tests.rules.harness import manifest_fixture
+from tests.rules.harness import (
+    assert_reads,
+    manifest_fixture,
+    read_snapshot,
+    snapshot_files,
+    snapshot_id,
+    state_in_name,
+)
 
-CAPTURES = Path(__file__).resolve().parents[2] / "captures"
 SNAPSHOT_GLOBS = (
     "gemini-cli-0.61.0-lab-configs/*.snapshots/*.txt",
     "gemini-cli-0.61.0-lab/*-60x20.snapshots/*.txt",
@@ -29,32 +35,16 @@ SNAPSHOT_GLOBS = (
 manifest = manifest_fixture("gemini")
 
 
-def _snapshots() -> list[Path]:
-    found = [p for g in SNAPSHOT_GLOBS for p in sorted(CAPTURES.glob(g))]
-    return [p for p in found if "zz-final" not in p.name]
+SNAPSHOTS = snapshot_files(SNAPSHOT_GLOBS)
 
 
-def _state(path: Path) -> str:
-    return next(s for s in ("blocked", "working", "idle") if s in path.stem)
-
-
-def _cols(path: Path) -> int:
-    return int(path.parent.name.split("-")[-1].split("x")[0].split(".")[0])
-
-
-@pytest.mark.parametrize(
-    "path",
-    _snapshots(),
-    ids=[f"{p.parent.parent.name}/{p.parent.name}/{p.name}" for p in _snapshots()],
-)
+@pytest.mark.parametrize("path", SNAPSHOTS, ids=[snapshot_id(p, 2) for p in SNAPSHOTS])
 def test_lab_snapshot(path: Path, manifest: Manifest) -> None:
-    text = path.read_text(encoding="utf-8").rstrip("\n")
-    verdict = classify(Snapshot.from_text(text, _cols(path)), manifest)
-    assert verdict.state == _state(path), f"rule {verdict.rule}"
+    assert_reads(read_snapshot(path), manifest, state_in_name(path))
 
 
 def test_snapshots_present() -> None:
-    assert len(_snapshots()) >= 60
+    assert len(SNAPSHOTS) >= 60
 
 
 BAR = "▄" * 80
