@@ -288,3 +288,23 @@ def sketch_test(
         assert_reads(screen(text, cols, rows), manifest, want, rule, name)
 
     return test
+
+
+def snapshots_test(
+    paths: Sequence[Path],
+    parents: int = 1,
+    cols: int | None = None,
+    default: str | None = None,
+    blocked_rule: str | None = None,
+) -> Callable[[Path, Manifest], None]:
+    """The test every lab snapshot file must pass: it reads the state its name says (`default`
+    where it names none), a blocked one by `blocked_rule` where given. Ids: the file with
+    `parents` folders. Assign it to a `test_...` name in the module."""
+
+    @pytest.mark.parametrize("path", paths, ids=[snapshot_id(p, parents) for p in paths])
+    def test(path: Path, manifest: Manifest) -> None:
+        want = state_in_name(path, default)
+        rule = blocked_rule if want == "blocked" else None
+        assert_reads(read_snapshot(path, cols), manifest, want, rule, path.name)
+
+    return test

@@ -8,21 +8,13 @@ each case says where its layout comes from. The captures' own snapshots are chec
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from osf_tmux.judge.classify import classify
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
-from tests.rules.harness import (
-    CAPTURES,
-    assert_reads,
-    manifest_fixture,
-    read_snapshot,
-    snapshot_id,
-    state_in_name,
-)
+from tests.rules.harness import CAPTURES, manifest_fixture, snapshots_test
 
 SNAPSHOTS = CAPTURES / "codex-0.169.0"
 
@@ -754,10 +746,8 @@ def test_synthetic_screen(c: Case, manifest: Manifest) -> None:
 SNAPSHOT_FILES = sorted(SNAPSHOTS.glob("*.snapshots/*.txt"))
 
 
-@pytest.mark.parametrize("path", SNAPSHOT_FILES, ids=[snapshot_id(p) for p in SNAPSHOT_FILES])
-def test_capture_snapshots(path: Path, manifest: Manifest) -> None:
-    """tmux's own view of each labelled point (no title in these files)."""
-    assert_reads(read_snapshot(path, 120), manifest, state_in_name(path, "idle"))
+# tmux's own view of each labelled point (no title in these files)
+test_capture_snapshots = snapshots_test(SNAPSHOT_FILES, cols=120, default="idle")
 
 
 def test_snapshots_present() -> None:

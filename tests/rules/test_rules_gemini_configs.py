@@ -9,21 +9,12 @@ no snapshot shows."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from osf_tmux.judge.classify import classify
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
-from tests.rules.harness import (
-    assert_reads,
-    manifest_fixture,
-    read_snapshot,
-    snapshot_files,
-    snapshot_id,
-    state_in_name,
-)
+from tests.rules.harness import manifest_fixture, snapshot_files, snapshots_test
 
 SNAPSHOT_GLOBS = (
     "gemini-cli-0.61.0-lab-configs/*.snapshots/*.txt",
@@ -38,9 +29,7 @@ manifest = manifest_fixture("gemini")
 SNAPSHOTS = snapshot_files(SNAPSHOT_GLOBS)
 
 
-@pytest.mark.parametrize("path", SNAPSHOTS, ids=[snapshot_id(p, 2) for p in SNAPSHOTS])
-def test_lab_snapshot(path: Path, manifest: Manifest) -> None:
-    assert_reads(read_snapshot(path), manifest, state_in_name(path))
+test_lab_snapshot = snapshots_test(SNAPSHOTS, parents=2)
 
 
 def test_snapshots_present() -> None:

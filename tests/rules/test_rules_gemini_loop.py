@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -22,11 +21,9 @@ from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
 from tests.rules.harness import (
     CAPTURES,
-    assert_reads,
     manifest_fixture,
-    read_snapshot,
     snapshot_files,
-    snapshot_id,
+    snapshots_test,
     state_in_name,
 )
 
@@ -45,10 +42,7 @@ manifest = manifest_fixture("gemini")
 SNAPSHOTS = snapshot_files(["*.snapshots/*.txt"], LAB)
 
 
-@pytest.mark.parametrize("path", SNAPSHOTS, ids=[snapshot_id(p) for p in SNAPSHOTS])
-def test_lab_snapshot(path: Path, manifest: Manifest) -> None:
-    want = state_in_name(path)
-    assert_reads(read_snapshot(path), manifest, want, RULE if want == "blocked" else None)
+test_lab_snapshot = snapshots_test(SNAPSHOTS, blocked_rule=RULE)
 
 
 def test_every_scenario_and_size_was_recorded() -> None:
