@@ -308,3 +308,45 @@ def snapshots_test(
         assert_reads(read_snapshot(path, cols), manifest, want, rule, path.name)
 
     return test
+
+
+def process_tests(
+    agent: str, taken: list[list[str]], not_taken: list[list[str]]
+) -> tuple[Callable[[list[str]], None], Callable[[list[str]], None]]:
+    """Two tests: each command line of `taken` is identified as `agent`, none of `not_taken`
+    is. Assign them to two `test_...` names in the module."""
+
+    @pytest.mark.parametrize("argv", taken)
+    def test_taken(argv: list[str]) -> None:
+        assert agent_of(argv) == agent
+
+    @pytest.mark.parametrize("argv", not_taken)
+    def test_not_taken(argv: list[str]) -> None:
+        assert agent_of(argv) != agent
+
+    return test_taken, test_not_taken
+
+
+def process_table_test(
+    cases: list[tuple[list[str], str | None]],
+) -> Callable[[list[str], str | None], None]:
+    """The test every (command line, agent or None) case must pass. Assign it to a `test_...`
+    name in the module."""
+
+    @pytest.mark.parametrize(("argv", "want"), cases)
+    def test(argv: list[str], want: str | None) -> None:
+        assert agent_of(argv) == want
+
+    return test
+
+
+def answer_keys(
+    manifest: Manifest, *words: str, rule: str | None = None
+) -> tuple[tuple[str, ...] | None, ...]:
+    """The keys each of `words` (`yes`, `no`, a digit) types: by the manifest's answer, or by
+    the answer of its rule `rule` (that rule's own, not the manifest's)."""
+    answer = (
+        manifest.answer if rule is None else next(r for r in manifest.rules if r.id == rule).answer
+    )
+    assert answer is not None, f"no answer keys ({rule or manifest.agent})"
+    return tuple(answer.keys(w) for w in words)

@@ -12,7 +12,7 @@ import pytest
 
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
-from tests.rules.harness import agent_of, from_bottom, manifest_fixture
+from tests.rules.harness import from_bottom, manifest_fixture, process_tests
 from tests.rules.harness import state_rule as state
 
 WIDTHS = [60, 80, 120, 200, 240]
@@ -198,30 +198,22 @@ def test_transcript_quoting_an_old_question_above_a_working_box(manifest: Manife
     assert state(snap, manifest) == "working:status-row"
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["node", "/root/.cache/osf-agentlab/npm-auggie/node_modules/.bin/auggie"],
-        ["node", "/usr/local/bin/auggie", "--permission", "launch-process:ask-user"],
-        ["/usr/bin/node", "/usr/lib/node_modules/@augmentcode/auggie/augment.mjs"],
-        ["auggie"],
-    ],
-)
-def test_identified_from_its_processes(argv: list[str]) -> None:
-    assert agent_of(argv) == "auggie"
+TAKEN = [
+    ["node", "/root/.cache/osf-agentlab/npm-auggie/node_modules/.bin/auggie"],
+    ["node", "/usr/local/bin/auggie", "--permission", "launch-process:ask-user"],
+    ["/usr/bin/node", "/usr/lib/node_modules/@augmentcode/auggie/augment.mjs"],
+    ["auggie"],
+]
+NOT_TAKEN = [
+    ["node", "/home/u/bin/auggie-notes.js"],
+    ["node", "/usr/lib/node_modules/@augmentcode/auggie/scripts/postinstall.mjs"],
+    ["python3", "-m", "auggie"],
+    ["less", "notes/auggie"],
+]
 
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["node", "/home/u/bin/auggie-notes.js"],
-        ["node", "/usr/lib/node_modules/@augmentcode/auggie/scripts/postinstall.mjs"],
-        ["python3", "-m", "auggie"],
-        ["less", "notes/auggie"],
-    ],
+test_identified_from_its_processes, test_not_taken_for_auggie = process_tests(
+    "auggie", TAKEN, NOT_TAKEN
 )
-def test_not_taken_for_auggie(argv: list[str]) -> None:
-    assert agent_of(argv) != "auggie"
 
 
 def test_answer_keys(manifest: Manifest) -> None:

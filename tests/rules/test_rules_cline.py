@@ -8,15 +8,14 @@ approval and question panels replace the input box (rules/NOTES-cline.md)."""
 
 from __future__ import annotations
 
-import pytest
-
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
 from tests.rules.harness import (
-    agent_of,
+    answer_keys,
     foreground_agent,
     manifest_fixture,
     pane_info,
+    process_table_test,
     screens_test,
 )
 from tests.rules.harness import stacked as screen
@@ -218,10 +217,7 @@ test_cline_screens = screens_test(CASES)
 
 
 def test_answer_keys(manifest: Manifest) -> None:
-    answer = manifest.answer
-    assert answer is not None
-    assert answer.keys("yes") == ("y",) and answer.keys("no") == ("n",)
-    assert answer.keys("2") == ("2",)
+    assert answer_keys(manifest, "yes", "no", "2") == (("y",), ("n",), ("2",))
 
 
 # ---- identification ---------------------------------------------------------------------------
@@ -233,22 +229,19 @@ BINARY = [f"{PREFIX}/cline/bin/.cline", "--auto-approve", "false"]
 HUB = [f"{PREFIX}/cline/bin/.cline", "--cline-hub-daemon", "--cwd", "/p", "--port", "25463"]
 
 
-@pytest.mark.parametrize(
-    ("argv", "want"),
-    [
-        (WRAPPER, "cline"),
-        (NPM_BIN, "cline"),
-        (BINARY, "cline"),
-        (["cline", "-p"], "cline"),
-        (HUB, None),
-        (["node", f"{PREFIX}/cline/bin/cline", "--cline-hub-daemon"], None),
-        (["cline", "--cline-hub-daemon"], None),
-        (["vim", "cline"], None),
-        (["less", "notes/cline"], None),
-    ],
-)
-def test_cline_processes(argv: list[str], want: str | None) -> None:
-    assert agent_of(argv) == want
+PROCESSES: list[tuple[list[str], str | None]] = [
+    (WRAPPER, "cline"),
+    (NPM_BIN, "cline"),
+    (BINARY, "cline"),
+    (["cline", "-p"], "cline"),
+    (HUB, None),
+    (["node", f"{PREFIX}/cline/bin/cline", "--cline-hub-daemon"], None),
+    (["cline", "--cline-hub-daemon"], None),
+    (["vim", "cline"], None),
+    (["less", "notes/cline"], None),
+]
+
+test_cline_processes = process_table_test(PROCESSES)
 
 
 def test_foreground_wrapper_then_binary_is_cline() -> None:

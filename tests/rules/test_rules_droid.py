@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from osf_tmux.judge.manifest import Manifest
-from tests.rules.harness import agent_of, manifest_fixture
 from tests.rules.harness import from_top as screen
+from tests.rules.harness import manifest_fixture, process_tests
 from tests.rules.harness import state_rule as state
 
 manifest = manifest_fixture("droid")
@@ -207,28 +207,20 @@ def test_transcript_quoting_an_old_approval_above_an_idle_box(manifest: Manifest
     assert state(snap, manifest) == "idle:None"
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["/home/u/.local/bin/droid"],
-        ["droid"],
-        ["droid", "exec", "--input-format", "stream-jsonrpc", "--output-format", "stream-jsonrpc"],
-        ["/root/.cache/osf-agentlab/npm-droid/node_modules/@factory/cli-linux-x64/bin/droid"],
-        ["node", "/usr/lib/node_modules/@factory/cli/bin/droid"],
-    ],
-)
-def test_identified_from_its_processes(argv: list[str]) -> None:
-    assert agent_of(argv) == "droid"
+TAKEN = [
+    ["/home/u/.local/bin/droid"],
+    ["droid"],
+    ["droid", "exec", "--input-format", "stream-jsonrpc", "--output-format", "stream-jsonrpc"],
+    ["/root/.cache/osf-agentlab/npm-droid/node_modules/@factory/cli-linux-x64/bin/droid"],
+    ["node", "/usr/lib/node_modules/@factory/cli/bin/droid"],
+]
+NOT_TAKEN = [
+    ["vim", "notes/droid"],
+    ["node", "/home/u/projects/droid-game/index.js"],
+    ["python3", "-m", "droid_tools"],
+    ["droid", "daemon", "--port", "37643"],
+]
 
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["vim", "notes/droid"],
-        ["node", "/home/u/projects/droid-game/index.js"],
-        ["python3", "-m", "droid_tools"],
-        ["droid", "daemon", "--port", "37643"],
-    ],
+test_identified_from_its_processes, test_not_taken_for_droid = process_tests(
+    "droid", TAKEN, NOT_TAKEN
 )
-def test_not_taken_for_droid(argv: list[str]) -> None:
-    assert agent_of(argv) != "droid"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from osf_tmux.judge.manifest import Manifest
-from tests.rules.harness import agent_of, manifest_fixture
 from tests.rules.harness import from_top as screen
+from tests.rules.harness import manifest_fixture, process_tests
 from tests.rules.harness import state_rule as state
 
 manifest = manifest_fixture("grok")
@@ -121,33 +121,25 @@ def test_transcript_quoting_an_old_confirmation_above_an_idle_box(manifest: Mani
     assert state(snap, manifest) == "idle:None"
 
 
-@pytest.mark.parametrize(
-    "argv",
+TAKEN = [
+    ["node", "/root/.cache/osf-agentlab/npm-grok/node_modules/.bin/grok"],
+    ["node", "/usr/local/bin/grok"],
+    ["node", "/usr/lib/node_modules/@vibe-kit/grok-cli/dist/index.js"],
+]
+NOT_TAKEN = [
+    ["node", "/home/u/projects/grok-notes/index.js"],
+    ["python3", "grok.py"],
+    ["node", "/usr/lib/node_modules/@qwen-code/qwen-code/cli.js"],
+    # A process named `grok` is xAI's Grok Build (tests/rules/test_rules_grok_build.py).
+    ["grok", "-d", "/tmp/proj"],
     [
-        ["node", "/root/.cache/osf-agentlab/npm-grok/node_modules/.bin/grok"],
-        ["node", "/usr/local/bin/grok"],
-        ["node", "/usr/lib/node_modules/@vibe-kit/grok-cli/dist/index.js"],
+        "/root/.cache/osf-agentlab/grok-build-venv/lib/python3.13/site-packages/grok_cli_bin/bin/grok"
     ],
-)
-def test_identified_from_its_processes(argv: list[str]) -> None:
-    assert agent_of(argv) == "grok"
+]
 
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["node", "/home/u/projects/grok-notes/index.js"],
-        ["python3", "grok.py"],
-        ["node", "/usr/lib/node_modules/@qwen-code/qwen-code/cli.js"],
-        # A process named `grok` is xAI's Grok Build (tests/rules/test_rules_grok_build.py).
-        ["grok", "-d", "/tmp/proj"],
-        [
-            "/root/.cache/osf-agentlab/grok-build-venv/lib/python3.13/site-packages/grok_cli_bin/bin/grok"
-        ],
-    ],
+test_identified_from_its_processes, test_not_taken_for_grok = process_tests(
+    "grok", TAKEN, NOT_TAKEN
 )
-def test_not_taken_for_grok(argv: list[str]) -> None:
-    assert agent_of(argv) != "grok"
 
 
 def test_feedback_field_garbled_while_typing(manifest: Manifest) -> None:

@@ -9,15 +9,14 @@ header and text area (rules/NOTES-kimi.md)."""
 
 from __future__ import annotations
 
-import pytest
-
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
 from tests.rules.harness import (
-    agent_of,
+    answer_keys,
     foreground_agent,
     manifest_fixture,
     pane_info,
+    process_table_test,
     screens_test,
 )
 from tests.rules.harness import stacked as screen
@@ -172,13 +171,9 @@ test_kimi_screens = screens_test(CASES)
 
 
 def test_answer_keys(manifest: Manifest) -> None:
-    answer = manifest.answer
-    assert answer is not None
-    assert answer.keys("yes") == ("1",) and answer.keys("no") == ("3",)
-    assert answer.keys("2") == ("2",)
+    assert answer_keys(manifest, "yes", "no", "2") == (("1",), ("3",), ("2",))
     # the question panel refuses with Esc: its digits pick options
-    question_rule = next(r for r in manifest.rules if r.id == "question-panel")
-    assert question_rule.answer is not None and question_rule.answer.keys("no") == ("Escape",)
+    assert answer_keys(manifest, "no", rule="question-panel") == (("Escape",),)
 
 
 # ---- identification ---------------------------------------------------------------------------
@@ -188,20 +183,17 @@ RENAMED = ["Kimi Code"]  # /proc/PID/cmdline after setproctitle (comm is `Kimi C
 SCRIPT = [f"{VENV}/bin/python3", f"{VENV}/bin/kimi"]
 
 
-@pytest.mark.parametrize(
-    ("argv", "want"),
-    [
-        (RENAMED, "kimi"),
-        (SCRIPT, "kimi"),
-        (["kimi", "--yolo"], "kimi"),
-        (["python3", f"{VENV}/lib/python3.13/site-packages/kimi_cli/__main__.py"], "kimi"),
-        (["vim", "kimi"], None),
-        (["less", "notes/kimi.md"], None),
-        (["Kimi"], None),
-    ],
-)
-def test_kimi_processes(argv: list[str], want: str | None) -> None:
-    assert agent_of(argv) == want
+PROCESSES: list[tuple[list[str], str | None]] = [
+    (RENAMED, "kimi"),
+    (SCRIPT, "kimi"),
+    (["kimi", "--yolo"], "kimi"),
+    (["python3", f"{VENV}/lib/python3.13/site-packages/kimi_cli/__main__.py"], "kimi"),
+    (["vim", "kimi"], None),
+    (["less", "notes/kimi.md"], None),
+    (["Kimi"], None),
+]
+
+test_kimi_processes = process_table_test(PROCESSES)
 
 
 def test_foreground_renamed_process_is_kimi() -> None:

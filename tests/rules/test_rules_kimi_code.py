@@ -9,18 +9,17 @@ the person is asked something (rules/NOTES-kimi-code.md)."""
 
 from __future__ import annotations
 
-import pytest
-
 from osf_tmux.judge.classify import classify
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import RuleSet
 from osf_tmux.vt.snapshot import Snapshot
 from tests.rules.harness import (
-    agent_of,
+    answer_keys,
     foreground_agent,
     manifest_fixture,
     manifest_of,
     pane_info,
+    process_table_test,
     screens_test,
 )
 from tests.rules.harness import stacked as screen
@@ -227,15 +226,9 @@ def test_the_old_kimi_rules_do_not_read_kimi_code_panels() -> None:
 
 
 def test_answer_keys(manifest: Manifest) -> None:
-    answer = manifest.answer
-    assert answer is not None
-    assert answer.keys("yes") == ("1",) and answer.keys("no") == ("3",)
-    assert answer.keys("2") == ("2",)
-    by_id = {r.id: r for r in manifest.rules}
-    question = by_id["question-panel"].answer
-    trust = by_id["trust-prompt"].answer
-    assert question is not None and question.keys("no") == ("Escape",)
-    assert trust is not None and trust.keys("yes") == ("Enter",)
+    assert answer_keys(manifest, "yes", "no", "2") == (("1",), ("3",), ("2",))
+    assert answer_keys(manifest, "no", rule="question-panel") == (("Escape",),)
+    assert answer_keys(manifest, "yes", rule="trust-prompt") == (("Enter",),)
 
 
 # ---- identification ---------------------------------------------------------------------------
@@ -244,25 +237,22 @@ PACKAGE = "/usr/local/lib/node_modules/@moonshot-ai/kimi-code/dist/main.mjs"
 OLD_VENV = "/home/u/.local/share/uv/tools/kimi-cli"
 
 
-@pytest.mark.parametrize(
-    ("argv", "want"),
-    [
-        # renamed (process.title): the command line and comm both read `kimi-code`
-        (["kimi-code"], "kimi-code"),
-        # node with the package's entry point, before the rename
-        (["node", PACKAGE], "kimi-code"),
-        (["node", "--enable-source-maps", PACKAGE, "--yolo"], "kimi-code"),
-        # the native build the official install script puts in ~/.kimi-code/bin
-        (["/home/u/.kimi-code/bin/kimi"], "kimi-code"),
-        # the older Python Kimi CLI keeps its manifest
-        (["Kimi Code"], "kimi"),
-        ([f"{OLD_VENV}/bin/python3", f"{OLD_VENV}/bin/kimi"], "kimi"),
-        (["vim", "kimi-code"], None),
-        (["less", "/home/u/.kimi-code/config.toml"], None),
-    ],
-)
-def test_kimi_code_processes(argv: list[str], want: str | None) -> None:
-    assert agent_of(argv) == want
+PROCESSES: list[tuple[list[str], str | None]] = [
+    # renamed (process.title): the command line and comm both read `kimi-code`
+    (["kimi-code"], "kimi-code"),
+    # node with the package's entry point, before the rename
+    (["node", PACKAGE], "kimi-code"),
+    (["node", "--enable-source-maps", PACKAGE, "--yolo"], "kimi-code"),
+    # the native build the official install script puts in ~/.kimi-code/bin
+    (["/home/u/.kimi-code/bin/kimi"], "kimi-code"),
+    # the older Python Kimi CLI keeps its manifest
+    (["Kimi Code"], "kimi"),
+    ([f"{OLD_VENV}/bin/python3", f"{OLD_VENV}/bin/kimi"], "kimi"),
+    (["vim", "kimi-code"], None),
+    (["less", "/home/u/.kimi-code/config.toml"], None),
+]
+
+test_kimi_code_processes = process_table_test(PROCESSES)
 
 
 def test_the_name_kimi_code_means_the_new_program(rules: RuleSet) -> None:

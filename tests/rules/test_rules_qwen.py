@@ -11,8 +11,8 @@ import pytest
 
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
-from tests.rules.harness import agent_of, manifest_fixture
 from tests.rules.harness import from_bottom as screen
+from tests.rules.harness import manifest_fixture, process_tests
 from tests.rules.harness import state_rule as state
 
 manifest = manifest_fixture("qwen")
@@ -168,29 +168,21 @@ def test_trust_dialog(manifest: Manifest) -> None:
     assert state(snap, manifest) == "blocked:selection-dialog"
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["node", "/home/u/.npm-global/bin/qwen"],
-        ["node", "/root/.cache/osf-agentlab/npm-qwen/node_modules/.bin/qwen"],
-        ["/usr/bin/node", "/usr/lib/node_modules/@qwen-code/qwen-code/cli.js"],
-        ["qwen", "--yolo"],
-    ],
-)
-def test_identified_from_its_processes(argv: list[str]) -> None:
-    assert agent_of(argv) == "qwen"
+TAKEN = [
+    ["node", "/home/u/.npm-global/bin/qwen"],
+    ["node", "/root/.cache/osf-agentlab/npm-qwen/node_modules/.bin/qwen"],
+    ["/usr/bin/node", "/usr/lib/node_modules/@qwen-code/qwen-code/cli.js"],
+    ["qwen", "--yolo"],
+]
+NOT_TAKEN = [
+    ["node", "/usr/lib/node_modules/@google/gemini-cli/bundle/gemini.js"],
+    ["node", "/home/u/bin/qwen-notes.js"],
+    ["python3", "-m", "qwen_agent"],
+]
 
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["node", "/usr/lib/node_modules/@google/gemini-cli/bundle/gemini.js"],
-        ["node", "/home/u/bin/qwen-notes.js"],
-        ["python3", "-m", "qwen_agent"],
-    ],
+test_identified_from_its_processes, test_not_taken_for_qwen = process_tests(
+    "qwen", TAKEN, NOT_TAKEN
 )
-def test_not_taken_for_qwen(argv: list[str]) -> None:
-    assert agent_of(argv) != "qwen"
 
 
 # In a tmux pane (TMUX set) Qwen Code 0.15 on draws its spinner as `.`/`..` instead of Braille

@@ -9,15 +9,14 @@ place of the input box (rules/NOTES-vibe.md)."""
 
 from __future__ import annotations
 
-import pytest
-
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
 from tests.rules.harness import (
-    agent_of,
+    answer_keys,
     foreground_agent,
     manifest_fixture,
     pane_info,
+    process_table_test,
     screens_test,
 )
 from tests.rules.harness import stacked as screen
@@ -177,10 +176,7 @@ test_vibe_screens = screens_test(CASES)
 
 
 def test_answer_keys(manifest: Manifest) -> None:
-    answer = manifest.answer
-    assert answer is not None
-    assert answer.keys("yes") == ("1",) and answer.keys("no") == ("Escape",)
-    assert answer.keys("3") == ("3",)
+    assert answer_keys(manifest, "yes", "no", "3") == (("1",), ("Escape",), ("3",))
 
 
 # ---- identification ---------------------------------------------------------------------------
@@ -191,19 +187,16 @@ APP_SERVER = ["vibe-app-server"]  # it names itself (comm and command line)
 LAUNCHER = ["/home/u/.local/share/uv/tools/mistral-vibe/bin/python3", "/home/u/.local/bin/vibe"]
 
 
-@pytest.mark.parametrize(
-    ("argv", "want"),
-    [
-        (TUI, "vibe"),
-        (APP_SERVER, "vibe"),
-        (LAUNCHER, "vibe"),
-        (["vibe", "--agent", "ask"], "vibe"),
-        (["vim", "vibe"], None),
-        (["less", "notes/vibe.md"], None),
-    ],
-)
-def test_vibe_processes(argv: list[str], want: str | None) -> None:
-    assert agent_of(argv) == want
+PROCESSES: list[tuple[list[str], str | None]] = [
+    (TUI, "vibe"),
+    (APP_SERVER, "vibe"),
+    (LAUNCHER, "vibe"),
+    (["vibe", "--agent", "ask"], "vibe"),
+    (["vim", "vibe"], None),
+    (["less", "notes/vibe.md"], None),
+]
+
+test_vibe_processes = process_table_test(PROCESSES)
 
 
 def test_foreground_tui_then_app_server_is_vibe() -> None:
