@@ -23,6 +23,7 @@ from osf_tmux.judge.ruleset import RuleSet, load_rules
 from osf_tmux.tmux import PaneInfo
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.snapshot import Snapshot
+from tests.support.panes import pane_info
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "rules"
@@ -64,17 +65,6 @@ def agent_of(argv: list[str]) -> str | None:
     """The agent a process's command line names, by the shipped rules."""
     found = shipped_rules().for_process(argv)
     return found.agent if found else None
-
-
-def pane_info(**fields: Any) -> PaneInfo:
-    """One pane as `list-panes` reports it; `fields` replace the defaults."""
-    base = PaneInfo(
-        pane_id="%1", pid=123, tty="/dev/pts/9", width=120, height=32, piped=False, dead=False,
-        active=True, window_active=True, window_id="@1", session_id="$1", session_name="s",
-        window_index="0", pane_index="0", session_attached=1, current_command="",
-        agent_override="", report="", our_pipe="", alt_screen=False,
-    )  # fmt: skip
-    return dataclasses.replace(base, **fields)
 
 
 def foreground_agent(

@@ -27,11 +27,11 @@ from tests.rules.harness import (
     foreground_agent,
     manifest_fixture,
     manifest_of,
-    pane_info,
     shipped_rules,
 )
 from tests.rules.harness import printed as screen
 from tests.support.live import DaemonProcess
+from tests.support.panes import pane_info
 from tests.support.tmux_server import TmuxServer, retry_until
 
 ROOT = Path(__file__).resolve().parents[2]

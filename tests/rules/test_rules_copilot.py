@@ -21,7 +21,8 @@ from osf_tmux.judge.classify import classify
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import RuleSet
 from osf_tmux.vt.snapshot import Snapshot
-from tests.rules.harness import from_bottom, manifest_fixture, pane_info
+from tests.rules.harness import from_bottom, manifest_fixture
+from tests.support.panes import pane_info
 
 WIDTHS = (60, 80, 120, 240)
 IDLE_FOOTER = "← open sidebar · Interactive · Manual Approval · / commands · ? help · tab next tab"

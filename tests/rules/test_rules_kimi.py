@@ -15,11 +15,11 @@ from tests.rules.harness import (
     answer_keys,
     foreground_agent,
     manifest_fixture,
-    pane_info,
     process_table_test,
     screens_test,
 )
 from tests.rules.harness import stacked as screen
+from tests.support.panes import pane_info
 
 WIDTHS = (60, 80, 120, 240)
 
