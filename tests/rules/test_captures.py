@@ -11,7 +11,7 @@ import pytest
 
 from osf_tmux.judge.corpus import Capture, LabelPoint, find_captures
 from osf_tmux.judge.replay import replay_with_time
-from osf_tmux.judge.ruleset import RuleSet, load_rules
+from osf_tmux.judge.ruleset import RuleSet
 
 CAPTURES = Path(__file__).resolve().parents[2] / "captures"
 
@@ -28,11 +28,6 @@ def _cases() -> list[tuple[Capture, list[LabelPoint]]]:
 
 
 CASES = _cases()
-
-
-@pytest.fixture(scope="module")
-def rules() -> RuleSet:
-    return load_rules(user_dir=None)
 
 
 def test_corpus_is_not_empty() -> None:

@@ -5,39 +5,40 @@ in output."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from osf_tmux.daemon.identify import generic_names, manifest_for
+from osf_tmux.daemon.identify import generic_names
 from osf_tmux.judge.classify import classify, same_verdict
 from osf_tmux.judge.corpus import Capture, find_captures
-from osf_tmux.judge.manifest import Manifest, load_manifest, shipped_rules_dir
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.replay import snapshots_at
-from osf_tmux.judge.ruleset import RuleSet, load_rules
+from osf_tmux.judge.ruleset import RuleSet
 from osf_tmux.plugin import options as po
 from osf_tmux.tmux import PaneInfo
-from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import (
+    foreground_agent,
+    manifest_fixture,
+    manifest_of,
+    shipped_rules,
+)
+from tests.rules.harness import printed as screen
 from tests.support.live import DaemonProcess
+from tests.support.panes import pane_info
 from tests.support.tmux_server import TmuxServer, retry_until
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPTURES = ROOT / "captures"
 
 
-@pytest.fixture(scope="module")
-def generic() -> Manifest:
-    return load_manifest(shipped_rules_dir() / "generic.toml")
-
-
-def screen(text: str, cols: int = 80, rows: int = 24) -> Snapshot:
-    """What a terminal shows after `text` (\\n as a newline): the cursor where printing left it."""
-    pane = PaneScreen(cols, rows)
-    pane.feed(text.replace("\n", "\r\n").encode())
-    return pane.snapshot()
+generic = manifest_fixture("generic")
 
 
 def state(snap: Snapshot, manifest: Manifest) -> str:
@@ -136,24 +137,13 @@ def test_generic_is_used_by_no_process_name_by_itself(generic: Manifest) -> None
     assert rule["yes-no"].answer is not None and rule["yes-no"].answer.yes == ("y", "Enter")
 
 
-def pane(**fields: object) -> PaneInfo:
-    base = PaneInfo(
-        pane_id="%1", pid=123, tty="/dev/pts/9", width=120, height=32, piped=False, dead=False,
-        active=True, window_active=True, window_id="@1", session_id="$1", session_name="s",
-        window_index="0", pane_index="0", session_attached=1, current_command="bash",
-        agent_override="", report="", our_pipe="", alt_screen=False,
-    )  # fmt: skip
-    return dataclasses.replace(base, **fields)  # type: ignore[arg-type]
-
-
-@pytest.fixture(scope="module")
-def rules() -> RuleSet:
-    return load_rules(None)
+def pane(**fields: Any) -> PaneInfo:
+    """A pane whose shell is bash."""
+    return pane_info(**{"current_command": "bash", **fields})
 
 
 def agent(rules: RuleSet, info: PaneInfo, commands: list[list[str]]) -> str | None:
-    found = manifest_for(rules, info, lambda pid: commands, 0.0, 30.0)
-    return found.agent if found else None
+    return foreground_agent(commands, info, rules)
 
 
 def test_only_where_the_user_asks(rules: RuleSet) -> None:
@@ -194,40 +184,75 @@ def _other_captures() -> list[Capture]:
     ]
 
 
-def _false_blocked(generic: Manifest, every_read: bool) -> tuple[int, int, list[str], int]:
-    """Replay every other agent's capture with the generic rules in place of its own: the
-    points where generic says blocked and the label does not. At every read boundary too, a
-    prompt already on screen before the recorder's labelled offset (the agent's own rules say
-    blocked there as well) is not counted."""
-    rules = load_rules(None)
-    points, wrong, early = 0, [], 0
+@dataclass(frozen=True)
+class Read:
+    """One screen of another agent's capture as the generic rules judge it."""
+
+    capture: str
+    offset: int
+    labelled: bool  # a labelled point (the others: pipe-pane read boundaries)
+    # where generic reads it blocked (else None, False: the labels are read only there)
+    segment: str | None  # the label's state there
+    generic_rule: str | None  # the rule that read it blocked
+    own_blocked: bool  # the agent's own rules read it blocked too
+
+
+@functools.cache
+def _other_agents_reads() -> tuple[Read, ...]:
+    """Every other agent's capture replayed once per process (both tests below read the same
+    screens): at its labelled points and its read boundaries."""
+    rules, generic = shipped_rules(), manifest_of("generic")
+    out = []
     for capture in _other_captures():
         size = capture.size()
         assert size is not None
         data = capture.bytes_path.read_bytes()
-        offsets = {p.offset for p in capture.points()}
+        labelled = {p.offset for p in capture.points()}
+        offsets = set(labelled)
         timing = capture.bytes_path.with_suffix(".timing")
-        if every_read and timing.exists():
+        if timing.exists():
             offsets |= {int(line.split()[0]) for line in timing.read_text().splitlines() if line}
         own_name = capture.agent()
         own = rules.get(own_name) if own_name else None
         wanted = sorted(o for o in offsets if 0 < o <= len(data))
         for offset, snap in snapshots_at(data, *size, wanted):
-            points += 1
-            if classify(snap, generic).state != "blocked":
-                continue
-            if _segment_state(capture, offset) == "blocked":
-                continue
-            if every_read and own is not None and classify(snap, own).state == "blocked":
-                early += 1
-                continue
-            wrong.append(f"{capture.name}@{offset}: {classify(snap, generic).rule}")
+            verdict = classify(snap, generic)
+            blocked = verdict.state == "blocked"
+            out.append(
+                Read(
+                    capture.name,
+                    offset,
+                    offset in labelled,
+                    _segment_state(capture, offset) if blocked else None,
+                    verdict.rule if blocked else None,
+                    blocked and own is not None and classify(snap, own).state == "blocked",
+                )
+            )
+    return tuple(out)
+
+
+def _false_blocked(every_read: bool) -> tuple[int, int, list[str], int]:
+    """Every other agent's capture with the generic rules in place of its own: the points where
+    generic says blocked and the label does not. At every read boundary too, a prompt already
+    on screen before the recorder's labelled offset (the agent's own rules say blocked there as
+    well) is not counted."""
+    points, wrong, early = 0, [], 0
+    for read in _other_agents_reads():
+        if not (every_read or read.labelled):
+            continue
+        points += 1
+        if read.generic_rule is None or read.segment == "blocked":
+            continue
+        if every_read and read.own_blocked:
+            early += 1
+            continue
+        wrong.append(f"{read.capture}@{read.offset}: {read.generic_rule}")
     return points, len(wrong), wrong, early
 
 
 @pytest.mark.slow
 def test_no_false_blocked_at_any_labelled_point_of_other_agents(generic: Manifest) -> None:
-    points, false_blocked, wrong, _ = _false_blocked(generic, every_read=False)
+    points, false_blocked, wrong, _ = _false_blocked(every_read=False)
     print(f"generic at other agents' labelled points: {points}, {false_blocked} false blocked")
     assert points > 500
     assert false_blocked == 0, wrong
@@ -235,7 +260,7 @@ def test_no_false_blocked_at_any_labelled_point_of_other_agents(generic: Manifes
 
 @pytest.mark.slow
 def test_no_false_blocked_at_any_read_of_other_agents(generic: Manifest) -> None:
-    points, false_blocked, wrong, early = _false_blocked(generic, every_read=True)
+    points, false_blocked, wrong, early = _false_blocked(every_read=True)
     print(
         f"generic over other agents' captures: {points} reads, {false_blocked} false blocked "
         f"({early} reads show a prompt before its labelled offset, the agent's own rules "

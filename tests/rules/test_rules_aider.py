@@ -6,36 +6,11 @@ rules/NOTES-aider.md. Where a screen departs from a capture, the comment says wh
 
 from __future__ import annotations
 
-import dataclasses
-from pathlib import Path
-
-import pytest
-
-from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import manifest_fixture, screens_test
+from tests.rules.harness import typed as screen
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "aider.toml"
-
-Cursor = tuple[int, int] | str
-
-
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
-
-
-def screen(text: str, cols: int, rows: int, cursor: Cursor = "end") -> Snapshot:
-    """`text` as the top of a `cols`x`rows` pane. cursor: (x, y), "end" = after the last
-    non-blank row's text, "below" = start of the row under it."""
-    lines = text.strip("\n").split("\n")
-    assert len(lines) <= rows, "screen text taller than the pane"
-    assert all(len(line) <= cols for line in lines), "a row is wider than the pane"
-    snap = Snapshot.from_text("\n".join(lines + [""] * (rows - len(lines))), cols)
-    if isinstance(cursor, str):
-        last = max(i for i, row in enumerate(snap.rows) if row.strip())
-        cursor = (len(snap.rows[last]), last) if cursor == "end" else (0, last + 1)
-    return dataclasses.replace(snap, cursor=cursor)
+manifest = manifest_fixture("aider")
 
 
 RULE = "─" * 80
@@ -343,9 +318,4 @@ cc -c main.c""",
 ]
 
 
-@pytest.mark.parametrize(
-    ("snap", "want"), [(s, w) for _, s, w in CASES], ids=[n for n, _, _ in CASES]
-)
-def test_aider_screens(snap: Snapshot, want: str, manifest: Manifest) -> None:
-    verdict = classify(snap, manifest)
-    assert verdict.state == want, f"got {verdict.state} by rule {verdict.rule}"
+test_aider_screens = screens_test(CASES)

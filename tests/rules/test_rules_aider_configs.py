@@ -8,34 +8,11 @@ aider's io.py confirm_ask (the options string and the default it appends); cases
 
 from __future__ import annotations
 
-import dataclasses
-
-import pytest
-
-from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.paths import shipped_rules_dir
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import manifest_fixture, screens_test
+from tests.rules.harness import typed as screen
 
-Cursor = tuple[int, int] | str
-
-
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(shipped_rules_dir() / "aider.toml")
-
-
-def screen(text: str, cols: int, rows: int, cursor: Cursor = "end") -> Snapshot:
-    """`text` at the top of a `cols`x`rows` pane; cursor "end" = after the last non-blank row's
-    text (where aider leaves it after a question or an input prompt)."""
-    lines = text.strip("\n").split("\n")
-    assert len(lines) <= rows, "screen text taller than the pane"
-    assert all(len(line) <= cols for line in lines), "a row is wider than the pane"
-    snap = Snapshot.from_text("\n".join(lines + [""] * (rows - len(lines))), cols)
-    if isinstance(cursor, str):
-        last = max(i for i, row in enumerate(snap.rows) if row.strip())
-        cursor = (len(snap.rows[last]), last) if cursor == "end" else (0, last + 1)
-    return dataclasses.replace(snap, cursor=cursor)
+manifest = manifest_fixture("aider")
 
 
 def wrap(line: str, cols: int) -> str:
@@ -159,8 +136,4 @@ app.py""",
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_screen(case: tuple[str, Snapshot, str], manifest: Manifest) -> None:
-    name, snap, want = case
-    verdict = classify(snap, manifest)
-    assert verdict.state == want, f"{name}: got {verdict.state} by rule {verdict.rule}"
+test_screen = screens_test(CASES)

@@ -8,30 +8,22 @@ a user or the model could put there. Identification from the processes of a real
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.judge.ruleset import load_rules
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import from_bottom, manifest_fixture, process_tests
+from tests.rules.harness import state_rule as state
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "auggie.toml"
 WIDTHS = [60, 80, 120, 200, 240]
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
+manifest = manifest_fixture("auggie")
 
 
 def screen(lines: list[str], cols: int, rows: int = 30) -> Snapshot:
-    """`lines` as the bottom of a `cols`x`rows` pane, blank rows under them as Auggie leaves."""
-    assert all(len(line) <= cols for line in lines), "a row is wider than the pane"
-    lines = lines[-rows:]
-    text = "\n".join([""] * (rows - len(lines)) + lines)
-    return Snapshot.from_text(text, cols)
+    """`lines` as the bottom of the pane, blank rows under them as Auggie leaves."""
+    return from_bottom(lines, cols, rows)
 
 
 def box(body: list[str], cols: int) -> list[str]:
@@ -75,11 +67,6 @@ QUESTION = [
     "  4) Chat about this",
 ]
 QUESTION_KEYS = " [↑↓] Navigate • [Enter] Select • [Esc] Decline"
-
-
-def state(snap: Snapshot, manifest: Manifest) -> str:
-    verdict = classify(snap, manifest)
-    return f"{verdict.state}:{verdict.rule}"
 
 
 @pytest.mark.parametrize("cols", WIDTHS)
@@ -211,32 +198,22 @@ def test_transcript_quoting_an_old_question_above_a_working_box(manifest: Manife
     assert state(snap, manifest) == "working:status-row"
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["node", "/root/.cache/osf-agentlab/npm-auggie/node_modules/.bin/auggie"],
-        ["node", "/usr/local/bin/auggie", "--permission", "launch-process:ask-user"],
-        ["/usr/bin/node", "/usr/lib/node_modules/@augmentcode/auggie/augment.mjs"],
-        ["auggie"],
-    ],
-)
-def test_identified_from_its_processes(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
-    assert found is not None and found.agent == "auggie"
+TAKEN = [
+    ["node", "/root/.cache/osf-agentlab/npm-auggie/node_modules/.bin/auggie"],
+    ["node", "/usr/local/bin/auggie", "--permission", "launch-process:ask-user"],
+    ["/usr/bin/node", "/usr/lib/node_modules/@augmentcode/auggie/augment.mjs"],
+    ["auggie"],
+]
+NOT_TAKEN = [
+    ["node", "/home/u/bin/auggie-notes.js"],
+    ["node", "/usr/lib/node_modules/@augmentcode/auggie/scripts/postinstall.mjs"],
+    ["python3", "-m", "auggie"],
+    ["less", "notes/auggie"],
+]
 
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["node", "/home/u/bin/auggie-notes.js"],
-        ["node", "/usr/lib/node_modules/@augmentcode/auggie/scripts/postinstall.mjs"],
-        ["python3", "-m", "auggie"],
-        ["less", "notes/auggie"],
-    ],
+test_identified_from_its_processes, test_not_taken_for_auggie = process_tests(
+    "auggie", TAKEN, NOT_TAKEN
 )
-def test_not_taken_for_auggie(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
-    assert found is None or found.agent != "auggie"
 
 
 def test_answer_keys(manifest: Manifest) -> None:

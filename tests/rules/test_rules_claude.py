@@ -10,38 +10,9 @@ Rows under the content are left blank, as on a real pane.
 
 from __future__ import annotations
 
-from pathlib import Path
+from tests.rules.harness import manifest_fixture, sketch_test
 
-import pytest
-
-from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.vt.snapshot import Snapshot
-
-RULES = Path(__file__).resolve().parents[2] / "rules" / "claude.toml"
-
-
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
-
-
-def screen(text: str, cols: int = 80, rows: int = 24, title: str = "") -> Snapshot:
-    """A pane of `cols` x `rows` showing `text` (last `rows` lines kept, blank rows below)."""
-    lines: list[str] = []
-    for raw in text.strip("\n").split("\n"):
-        line = (
-            raw.replace("{RULE}", "─" * cols)
-            .replace("{DASH}", "╌" * cols)
-            .replace("{BOXTOP}", "╭" + "─" * (cols - 2) + "╮")
-            .replace("{BOXBOT}", "╰" + "─" * (cols - 2) + "╯")
-        )
-        if line.startswith("|"):
-            line = "│" + line[1:].ljust(cols - 2)[: cols - 2] + "│"
-        lines.append(line[:cols])
-    lines = lines[-rows:]
-    lines += [""] * (rows - len(lines))
-    return Snapshot.from_text("\n".join(lines), cols, title=title, alt_screen=True)
+manifest = manifest_fixture("claude")
 
 
 # --- start-up dialogs ---------------------------------------------------------------------
@@ -528,11 +499,7 @@ BLOCKED = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(BLOCKED))
-def test_blocked(name: str, manifest: Manifest) -> None:
-    text, cols, rows = BLOCKED[name]
-    verdict = classify(screen(text, cols, rows), manifest)
-    assert verdict.state == "blocked", f"{name}: {verdict}"
+test_blocked = sketch_test(BLOCKED, "blocked")
 
 
 # --- not blocked: prompt phrases outside a live dialog --------------------------------------
@@ -732,11 +699,7 @@ IDLE = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(IDLE))
-def test_idle(name: str, manifest: Manifest) -> None:
-    text, cols, rows = IDLE[name]
-    verdict = classify(screen(text, cols, rows), manifest)
-    assert verdict.state == "idle", f"{name}: {verdict}"
+test_idle = sketch_test(IDLE, "idle")
 
 
 # --- working ------------------------------------------------------------------------------
@@ -800,8 +763,4 @@ WORKING = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(WORKING))
-def test_working(name: str, manifest: Manifest) -> None:
-    text, cols, rows = WORKING[name]
-    verdict = classify(screen(text, cols, rows), manifest)
-    assert verdict.state == "working", f"{name}: {verdict}"
+test_working = sketch_test(WORKING, "working")

@@ -14,46 +14,12 @@ column (the panel's own text is left out: it never holds a dialog).
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.vt.snapshot import Snapshot
+from osf_tmux.judge.manifest import Manifest
+from tests.rules.harness import manifest_fixture, sketch_test
+from tests.rules.harness import sketch as screen
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "claude.toml"
-
-
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
-
-
-def screen(text: str, cols: int = 80, rows: int = 24) -> Snapshot:
-    """A pane of `cols` x `rows` showing `text`: the last `rows` lines, blank rows below,
-    or with `fill=True` semantics left to the caller (a screen that must reach the last row
-    passes exactly `rows` lines)."""
-    panel = (cols * 11) // 24  # the left part's width beside the side panel
-    lines: list[str] = []
-    for raw in text.strip("\n").split("\n"):
-        line = raw
-        if line.endswith("{PANEL}"):
-            body = line[: -len("{PANEL}")]
-            body = body.replace("{RULE}", "─" * panel).replace("{DASH}", "╌" * panel)
-            line = body.ljust(panel)[:panel] + "│"
-        line = (
-            line.replace("{RULE}", "─" * cols)
-            .replace("{DASH}", "╌" * cols)
-            .replace("{BOXTOP}", "╭" + "─" * (cols - 2) + "╮")
-            .replace("{BOXBOT}", "╰" + "─" * (cols - 2) + "╯")
-        )
-        if line.startswith("|"):
-            line = "│" + line[1:].ljust(cols - 2)[: cols - 2] + "│"
-        lines.append(line[:cols])
-    lines = lines[-rows:]
-    lines += [""] * (rows - len(lines))
-    return Snapshot.from_text("\n".join(lines), cols, alt_screen=True)
+manifest = manifest_fixture("claude")
 
 
 def verdict_of(text: str, cols: int, rows: int, manifest: Manifest) -> str:
@@ -695,25 +661,13 @@ WORKING = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(BLOCKED))
-def test_blocked(name: str, manifest: Manifest) -> None:
-    text, cols, rows = BLOCKED[name]
-    verdict = classify(screen(text, cols, rows), manifest)
-    assert verdict.state == "blocked", f"{name}: {verdict}"
+test_blocked = sketch_test(BLOCKED, "blocked")
 
 
-@pytest.mark.parametrize("name", sorted(IDLE))
-def test_idle(name: str, manifest: Manifest) -> None:
-    text, cols, rows = IDLE[name]
-    verdict = classify(screen(text, cols, rows), manifest)
-    assert verdict.state == "idle", f"{name}: {verdict}"
+test_idle = sketch_test(IDLE, "idle")
 
 
-@pytest.mark.parametrize("name", sorted(WORKING))
-def test_working(name: str, manifest: Manifest) -> None:
-    text, cols, rows = WORKING[name]
-    verdict = classify(screen(text, cols, rows), manifest)
-    assert verdict.state == "working", f"{name}: {verdict}"
+test_working = sketch_test(WORKING, "working")
 
 
 def test_cut_dialog_needs_the_pane_filled(manifest: Manifest) -> None:

@@ -11,20 +11,12 @@ full-width `─` rule, `{DASH}` a `╌` rule.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from tests.rules.test_rules_claude_modes import screen
+from osf_tmux.judge.manifest import Manifest
+from tests.rules.harness import manifest_fixture, sketch_test
+from tests.rules.harness import sketch as screen
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "claude.toml"
-
-
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
+manifest = manifest_fixture("claude")
 
 
 def verdict(text: str, cols: int, rows: int, manifest: Manifest) -> tuple[str, str | None]:
@@ -406,22 +398,13 @@ WORKING = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(BLOCKED))
-def test_blocked(name: str, manifest: Manifest) -> None:
-    text, cols, rows = BLOCKED[name]
-    assert verdict(text, cols, rows, manifest)[0] == "blocked", name
+test_blocked = sketch_test(BLOCKED, "blocked")
 
 
-@pytest.mark.parametrize("name", sorted(IDLE))
-def test_idle(name: str, manifest: Manifest) -> None:
-    text, cols, rows = IDLE[name]
-    assert verdict(text, cols, rows, manifest)[0] == "idle", name
+test_idle = sketch_test(IDLE, "idle")
 
 
-@pytest.mark.parametrize("name", sorted(WORKING))
-def test_working(name: str, manifest: Manifest) -> None:
-    text, cols, rows = WORKING[name]
-    assert verdict(text, cols, rows, manifest)[0] == "working", name
+test_working = sketch_test(WORKING, "working")
 
 
 def test_the_list_rule_reads_the_spinner_row_with_or_without_the_list_hint(

@@ -10,39 +10,35 @@ panel's own text right of it)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.judge.replay import snapshots_at
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import CAPTURES as LAB
+from tests.rules.harness import labelled_screens, manifest_fixture
 
-ROOT = Path(__file__).resolve().parents[2]
-RULES = ROOT / "rules" / "claude.toml"
 CAPTURES = [
-    ROOT / "captures" / "claude-2.1.332-lab-pane" / "wide_panel-160x40",
-    ROOT / "captures" / "claude-2.1.332-lab-pane" / "wide_panel-200x50",
-    ROOT / "captures" / "claude-2.1.332-lab-mcp" / "wide_panel-240x60",
+    LAB / "claude-2.1.332-lab-pane" / "wide_panel-160x40",
+    LAB / "claude-2.1.332-lab-pane" / "wide_panel-200x50",
+    LAB / "claude-2.1.332-lab-mcp" / "wide_panel-240x60",
 ]
 SHIFTS = (3, 12, 25)
 PANEL_TEXT = ("", " 12 +    print('hello, world')")
 
 
-@pytest.fixture(scope="module")
-def claude() -> Manifest:
-    return load_manifest(RULES)
+claude = manifest_fixture("claude")
 
 
 def _labelled(base: Path) -> list[tuple[str, str, Snapshot]]:
-    labels = json.loads(base.with_name(base.name + ".labels.json").read_text())
-    data = base.with_name(base.name + ".bytes").read_bytes()
-    segs = [s for s in labels["segments"] if not s["note"].startswith("booting")]
-    snaps = snapshots_at(data, labels["cols"], labels["rows"], [s["offset"] for s in segs])
-    return [(s["state"], s["note"], snap) for s, (_, snap) in zip(segs, snaps, strict=True)]
+    return [
+        (seg["state"], seg["note"], snap)
+        for seg, snap in labelled_screens(base)
+        if not seg["note"].startswith("booting")
+    ]
 
 
 def _divider(snap: Snapshot) -> int | None:

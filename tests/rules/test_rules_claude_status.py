@@ -20,22 +20,18 @@ from osf_tmux.judge.classify import classify
 from osf_tmux.judge.manifest import Manifest, load_manifest
 from osf_tmux.judge.replay import replay
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import manifest_fixture, sketch
 
 RULES = Path(__file__).resolve().parents[2] / "rules" / "claude.toml"
 WIDTHS = (60, 80, 120, 240)
 IDLE_TITLE = "✳ Claude Code"
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
+manifest = manifest_fixture("claude")
 
 
 def screen(text: str, cols: int, rows: int = 24, title: str = IDLE_TITLE) -> Snapshot:
-    lines = [raw.replace("{RULE}", "─" * cols)[:cols] for raw in text.strip("\n").split("\n")]
-    lines = lines[-rows:]
-    lines += [""] * (rows - len(lines))
-    return Snapshot.from_text("\n".join(lines), cols, title=title, alt_screen=True)
+    return sketch(text, cols, rows, title)
 
 
 TRANSCRIPT = """

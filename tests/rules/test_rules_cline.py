@@ -8,33 +8,22 @@ approval and question panels replace the input box (rules/NOTES-cline.md)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from osf_tmux.daemon.identify import manifest_for
-from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.judge.ruleset import RuleSet, load_rules
-from osf_tmux.tmux import PaneInfo
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import (
+    answer_keys,
+    foreground_agent,
+    manifest_fixture,
+    process_table_test,
+    screens_test,
+)
+from tests.rules.harness import stacked as screen
+from tests.support.panes import pane_info
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "cline.toml"
 WIDTHS = (60, 80, 120, 240)
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
-
-
-def screen(top: list[str], bottom: list[str], cols: int, rows: int = 24) -> Snapshot:
-    """`top` from the first row down (the transcript), `bottom` against the last row."""
-    lines = [line[:cols] for line in top]
-    lower = [line[:cols] for line in bottom]
-    gap = rows - len(lines) - len(lower)
-    assert gap >= 0, "more rows than the pane has"
-    return Snapshot.from_text("\n".join([*lines, *([""] * gap), *lower]), cols)
+manifest = manifest_fixture("cline")
 
 
 def footer(cols: int, mode: str = "○ Plan ● Act (Tab)") -> list[str]:
@@ -224,19 +213,11 @@ def cases() -> list[tuple[str, Snapshot, str]]:
 CASES = cases()
 
 
-@pytest.mark.parametrize(
-    ("snap", "want"), [(s, w) for _, s, w in CASES], ids=[n for n, _, _ in CASES]
-)
-def test_cline_screens(snap: Snapshot, want: str, manifest: Manifest) -> None:
-    verdict = classify(snap, manifest)
-    assert verdict.state == want, f"got {verdict.state} by rule {verdict.rule}"
+test_cline_screens = screens_test(CASES)
 
 
 def test_answer_keys(manifest: Manifest) -> None:
-    answer = manifest.answer
-    assert answer is not None
-    assert answer.keys("yes") == ("y",) and answer.keys("no") == ("n",)
-    assert answer.keys("2") == ("2",)
+    assert answer_keys(manifest, "yes", "no", "2") == (("y",), ("n",), ("2",))
 
 
 # ---- identification ---------------------------------------------------------------------------
@@ -248,55 +229,31 @@ BINARY = [f"{PREFIX}/cline/bin/.cline", "--auto-approve", "false"]
 HUB = [f"{PREFIX}/cline/bin/.cline", "--cline-hub-daemon", "--cwd", "/p", "--port", "25463"]
 
 
-@pytest.fixture(scope="module")
-def rules() -> RuleSet:
-    return load_rules(None)
+PROCESSES: list[tuple[list[str], str | None]] = [
+    (WRAPPER, "cline"),
+    (NPM_BIN, "cline"),
+    (BINARY, "cline"),
+    (["cline", "-p"], "cline"),
+    (HUB, None),
+    (["node", f"{PREFIX}/cline/bin/cline", "--cline-hub-daemon"], None),
+    (["cline", "--cline-hub-daemon"], None),
+    (["vim", "cline"], None),
+    (["less", "notes/cline"], None),
+]
+
+test_cline_processes = process_table_test(PROCESSES)
 
 
-def found(rules: RuleSet, argv: list[str]) -> str | None:
-    m = rules.for_process(argv)
-    return m.agent if m else None
-
-
-@pytest.mark.parametrize(
-    ("argv", "want"),
-    [
-        (WRAPPER, "cline"),
-        (NPM_BIN, "cline"),
-        (BINARY, "cline"),
-        (["cline", "-p"], "cline"),
-        (HUB, None),
-        (["node", f"{PREFIX}/cline/bin/cline", "--cline-hub-daemon"], None),
-        (["cline", "--cline-hub-daemon"], None),
-        (["vim", "cline"], None),
-        (["less", "notes/cline"], None),
-    ],
-)
-def test_cline_processes(rules: RuleSet, argv: list[str], want: str | None) -> None:
-    assert found(rules, argv) == want
-
-
-def pane(current_command: str) -> PaneInfo:
-    return PaneInfo(
-        pane_id="%1", pid=123, tty="/dev/pts/9", width=120, height=32, piped=False, dead=False,
-        active=True, window_active=True, window_id="@1", session_id="$1", session_name="s",
-        window_index="0", pane_index="0", session_attached=1, current_command=current_command,
-        agent_override="", report="", our_pipe="", alt_screen=False,
-    )  # fmt: skip
-
-
-def test_foreground_wrapper_then_binary_is_cline(rules: RuleSet) -> None:
+def test_foreground_wrapper_then_binary_is_cline() -> None:
     # What /proc shows in a pane running `cline`: the node wrapper leads the group, the binary
     # is its child (the hub daemon is in a session of its own and is not listed).
-    m = manifest_for(rules, pane("node"), lambda pid: [WRAPPER, BINARY], 0.0, 30.0)
-    assert m is not None and m.agent == "cline"
+    assert foreground_agent([WRAPPER, BINARY], pane_info(current_command="node")) == "cline"
 
 
-def test_pane_held_only_by_the_hub_daemon_is_not_cline(rules: RuleSet) -> None:
+def test_pane_held_only_by_the_hub_daemon_is_not_cline() -> None:
     # tmux names the pane's command `.cline` (or `cline`): the bare name must not undo the
     # daemon's exclusion.
     for name in (".cline", "cline"):
-        assert manifest_for(rules, pane(name), lambda pid: [HUB], 0.0, 30.0) is None
+        assert foreground_agent([HUB], pane_info(current_command=name)) is None
     # without a process list (no /proc, no ps), tmux's name is all there is
-    m = manifest_for(rules, pane("cline"), lambda pid: [], 0.0, 30.0)
-    assert m is not None and m.agent == "cline"
+    assert foreground_agent([], pane_info(current_command="cline")) == "cline"

@@ -8,17 +8,15 @@ each case says where its layout comes from. The captures' own snapshots are chec
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import CAPTURES, manifest_fixture, snapshots_test
 
-ROOT = Path(__file__).resolve().parents[2]
-MANIFEST = ROOT / "rules" / "codex.toml"
-SNAPSHOTS = ROOT / "captures" / "codex-0.169.0"
+SNAPSHOTS = CAPTURES / "codex-0.169.0"
 
 SPIN = "⠹ Fix the build | project"  # window title while a turn runs (newer versions)
 
@@ -733,9 +731,7 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(MANIFEST)
+manifest = manifest_fixture("codex")
 
 
 @pytest.mark.parametrize("c", CASES, ids=[c.name for c in CASES])
@@ -746,27 +742,13 @@ def test_synthetic_screen(c: Case, manifest: Manifest) -> None:
     assert verdict.state == c.want, f"{c.name}: got {verdict.state} by rule {verdict.rule}"
 
 
-def _snapshot_files() -> list[Path]:
-    return sorted(SNAPSHOTS.glob("*.snapshots/*.txt"))
+# every snapshot, the `end` and `zz-final` ones too (the turn over: idle)
+SNAPSHOT_FILES = sorted(SNAPSHOTS.glob("*.snapshots/*.txt"))
 
 
-def _expected(path: Path) -> str:
-    """`03-blocked.txt` -> blocked; the `end` snapshots show a finished turn (idle)."""
-    for state in ("blocked", "working", "idle"):
-        if state in path.stem:
-            return state
-    return "idle"
-
-
-@pytest.mark.parametrize(
-    "path", _snapshot_files(), ids=[f"{p.parent.name}/{p.name}" for p in _snapshot_files()]
-)
-def test_capture_snapshots(path: Path, manifest: Manifest) -> None:
-    """tmux's own view of each labelled point (no title in these files)."""
-    text = path.read_text(encoding="utf-8").rstrip("\n")
-    verdict = classify(Snapshot.from_text(text, 120), manifest)
-    assert verdict.state == _expected(path), f"rule {verdict.rule}"
+# tmux's own view of each labelled point (no title in these files)
+test_capture_snapshots = snapshots_test(SNAPSHOT_FILES, cols=120, default="idle")
 
 
 def test_snapshots_present() -> None:
-    assert len(_snapshot_files()) >= 20
+    assert len(SNAPSHOT_FILES) >= 20

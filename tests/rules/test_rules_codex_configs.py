@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import pytest
 
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.paths import shipped_rules_dir
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import manifest_fixture
 
 SPIN = "⠹ clean the build directory | proj"
 FOOTER = [
@@ -391,9 +391,7 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(shipped_rules_dir() / "codex.toml")
+manifest = manifest_fixture("codex")
 
 
 @pytest.mark.parametrize("c", CASES, ids=[c.name for c in CASES])

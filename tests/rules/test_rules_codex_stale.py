@@ -16,9 +16,9 @@ import pytest
 
 from osf_tmux.judge.classify import classify, same_verdict
 from osf_tmux.judge.line_local import is_line_local
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.paths import shipped_rules_dir
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import manifest_fixture
 
 FOOTER_171 = [
     "",
@@ -53,9 +53,7 @@ def screen(
     return Snapshot.from_text("\n".join(rows), cols, title=title)
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(shipped_rules_dir() / "codex.toml")
+manifest = manifest_fixture("codex")
 
 
 def verdict(snap: Snapshot, manifest: Manifest) -> tuple[str, str | None]:

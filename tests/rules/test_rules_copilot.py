@@ -18,20 +18,18 @@ import pytest
 from osf_tmux.daemon.identify import manifest_for
 from osf_tmux.daemon.process import foreground_commands
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.judge.ruleset import RuleSet, load_rules
-from osf_tmux.tmux import PaneInfo
+from osf_tmux.judge.manifest import Manifest
+from osf_tmux.judge.ruleset import RuleSet
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import from_bottom, manifest_fixture
+from tests.support.panes import pane_info
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "copilot.toml"
 WIDTHS = (60, 80, 120, 240)
 IDLE_FOOTER = "← open sidebar · Interactive · Manual Approval · / commands · ? help · tab next tab"
 SCROLLBAR = "┃"
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
+manifest = manifest_fixture("copilot")
 
 
 # --- building screens ---------------------------------------------------------------------
@@ -191,9 +189,7 @@ def model_picker(cols: int) -> list[str]:
 
 def screen(rows: list[str], cols: int, height: int) -> Snapshot:
     """A `cols` x `height` pane showing the last `height` of `rows` (blank rows above)."""
-    shown = [r[:cols] for r in rows][-height:]
-    shown = [""] * (height - len(shown)) + shown
-    return Snapshot.from_text("\n".join(shown), cols, alt_screen=True)
+    return from_bottom(rows, cols, height, cut=True, alt_screen=True)
 
 
 @dataclass(frozen=True)
@@ -630,27 +626,17 @@ def fake_proc(tmp_path: Path, procs: list[tuple[int, int, int, str, list[str]]])
     return proc
 
 
-def pane(current_command: str) -> PaneInfo:
-    return PaneInfo(
-        pane_id="%1", pid=100, tty="/dev/pts/9", width=120, height=32, piped=False, dead=False,
-        active=True, window_active=True, window_id="@1", session_id="$1", session_name="s",
-        window_index="0", pane_index="0", session_attached=1, current_command=current_command,
-        agent_override="", report="", our_pipe="", alt_screen=False,
-    )  # fmt: skip
-
-
 NPM = "/home/dev/.npm-global/lib/node_modules"
 PLATFORM = f"{NPM}/@github/copilot-linux-x64/copilot"
 
 
-@pytest.fixture(scope="module")
-def rules() -> RuleSet:
-    return load_rules(None)
-
-
 def identified(rules: RuleSet, proc: Path, current_command: str) -> str | None:
     found = manifest_for(
-        rules, pane(current_command), lambda pid: foreground_commands(pid, proc), 0.0, 30.0
+        rules,
+        pane_info(pid=100, current_command=current_command),
+        lambda pid: foreground_commands(pid, proc),
+        0.0,
+        30.0,
     )
     return found.agent if found else None
 

@@ -7,29 +7,14 @@ Identification from the processes of a real run (`droid` and its `droid exec` ch
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.judge.ruleset import load_rules
-from osf_tmux.vt.snapshot import Snapshot
+from osf_tmux.judge.manifest import Manifest
+from tests.rules.harness import from_top as screen
+from tests.rules.harness import manifest_fixture, process_tests
+from tests.rules.harness import state_rule as state
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "droid.toml"
-
-
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
-
-
-def screen(lines: list[str], cols: int, rows: int) -> Snapshot:
-    """`lines` at the top of a `cols`x`rows` pane, scrolled as a terminal does when they do not
-    fit, blank rows under them (Droid leaves a few under its help row)."""
-    assert all(len(line) <= cols for line in lines), "a row is wider than the pane"
-    lines = [*lines, "", ""][-rows:]
-    return Snapshot.from_text("\n".join(lines + [""] * (rows - len(lines))), cols)
+manifest = manifest_fixture("droid")
 
 
 def box(body: list[str], cols: int, indent: int = 0) -> list[str]:
@@ -91,11 +76,6 @@ def approval(cols: int) -> list[str]:
         *box(body, cols),
         *wrap(HINT, cols, "  "),
     ]
-
-
-def state(snap: Snapshot, manifest: Manifest) -> str:
-    verdict = classify(snap, manifest)
-    return f"{verdict.state}:{verdict.rule}"
 
 
 @pytest.mark.parametrize(("cols", "rows"), [(60, 20), (80, 24), (120, 32), (240, 60)])
@@ -227,30 +207,20 @@ def test_transcript_quoting_an_old_approval_above_an_idle_box(manifest: Manifest
     assert state(snap, manifest) == "idle:None"
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["/home/u/.local/bin/droid"],
-        ["droid"],
-        ["droid", "exec", "--input-format", "stream-jsonrpc", "--output-format", "stream-jsonrpc"],
-        ["/root/.cache/osf-agentlab/npm-droid/node_modules/@factory/cli-linux-x64/bin/droid"],
-        ["node", "/usr/lib/node_modules/@factory/cli/bin/droid"],
-    ],
-)
-def test_identified_from_its_processes(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
-    assert found is not None and found.agent == "droid"
+TAKEN = [
+    ["/home/u/.local/bin/droid"],
+    ["droid"],
+    ["droid", "exec", "--input-format", "stream-jsonrpc", "--output-format", "stream-jsonrpc"],
+    ["/root/.cache/osf-agentlab/npm-droid/node_modules/@factory/cli-linux-x64/bin/droid"],
+    ["node", "/usr/lib/node_modules/@factory/cli/bin/droid"],
+]
+NOT_TAKEN = [
+    ["vim", "notes/droid"],
+    ["node", "/home/u/projects/droid-game/index.js"],
+    ["python3", "-m", "droid_tools"],
+    ["droid", "daemon", "--port", "37643"],
+]
 
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["vim", "notes/droid"],
-        ["node", "/home/u/projects/droid-game/index.js"],
-        ["python3", "-m", "droid_tools"],
-        ["droid", "daemon", "--port", "37643"],
-    ],
+test_identified_from_its_processes, test_not_taken_for_droid = process_tests(
+    "droid", TAKEN, NOT_TAKEN
 )
-def test_not_taken_for_droid(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
-    assert found is None or found.agent != "droid"

@@ -10,25 +10,19 @@ Layouts come from three places (rules/NOTES-gemini.md has the details):
 
 from __future__ import annotations
 
-import dataclasses
-from pathlib import Path
-
 import pytest
 
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
-
-RULES = Path(__file__).resolve().parents[2] / "rules" / "gemini.toml"
+from tests.rules.harness import from_bottom, manifest_fixture, screens_test
 
 READY = "◇  Ready (proj)"
 WORKING = "✦  Working… (proj)"
 ACTION = "✋  Action Required (proj)"
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
+manifest = manifest_fixture("gemini")
 
 
 def screen(
@@ -36,10 +30,7 @@ def screen(
 ) -> Snapshot:
     """`lines` as the bottom of a `cols`x`rows` pane (Gemini draws its live area at the bottom
     of the normal screen; the transcript scrolls off the top)."""
-    assert all(len(line) <= cols for line in lines), "a row is wider than the pane"
-    lines = lines[-rows:]
-    text = "\n".join([""] * (rows - len(lines)) + lines)
-    return dataclasses.replace(Snapshot.from_text(text, cols, title=title), cursor=cursor)
+    return from_bottom(lines, cols, rows, title=title, cursor=cursor)
 
 
 def box(body: list[str], width: int, margin: int = 0) -> list[str]:
@@ -838,12 +829,7 @@ CASES: list[tuple[str, Snapshot, str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("snap", "want"), [(s, w) for _, s, w in CASES], ids=[n for n, _, _ in CASES]
-)
-def test_gemini_screens(snap: Snapshot, want: str, manifest: Manifest) -> None:
-    verdict = classify(snap, manifest)
-    assert verdict.state == want, f"got {verdict.state} by rule {verdict.rule}"
+test_gemini_screens = screens_test(CASES)
 
 
 # Screen-reader mode (ui.accessibility.screenReader; captures/gemini-cli-0.61.0-lab-screenreader):

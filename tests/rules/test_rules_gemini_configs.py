@@ -9,16 +9,13 @@ no snapshot shows."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.paths import shipped_rules_dir
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import manifest_fixture, snapshot_files, snapshots_test
 
-CAPTURES = Path(__file__).resolve().parents[2] / "captures"
 SNAPSHOT_GLOBS = (
     "gemini-cli-0.61.0-lab-configs/*.snapshots/*.txt",
     "gemini-cli-0.61.0-lab/*-60x20.snapshots/*.txt",
@@ -26,37 +23,17 @@ SNAPSHOT_GLOBS = (
 )
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(shipped_rules_dir() / "gemini.toml")
+manifest = manifest_fixture("gemini")
 
 
-def _snapshots() -> list[Path]:
-    found = [p for g in SNAPSHOT_GLOBS for p in sorted(CAPTURES.glob(g))]
-    return [p for p in found if "zz-final" not in p.name]
+SNAPSHOTS = snapshot_files(SNAPSHOT_GLOBS)
 
 
-def _state(path: Path) -> str:
-    return next(s for s in ("blocked", "working", "idle") if s in path.stem)
-
-
-def _cols(path: Path) -> int:
-    return int(path.parent.name.split("-")[-1].split("x")[0].split(".")[0])
-
-
-@pytest.mark.parametrize(
-    "path",
-    _snapshots(),
-    ids=[f"{p.parent.parent.name}/{p.parent.name}/{p.name}" for p in _snapshots()],
-)
-def test_lab_snapshot(path: Path, manifest: Manifest) -> None:
-    text = path.read_text(encoding="utf-8").rstrip("\n")
-    verdict = classify(Snapshot.from_text(text, _cols(path)), manifest)
-    assert verdict.state == _state(path), f"rule {verdict.rule}"
+test_lab_snapshot = snapshots_test(SNAPSHOTS, parents=2)
 
 
 def test_snapshots_present() -> None:
-    assert len(_snapshots()) >= 60
+    assert len(SNAPSHOTS) >= 60
 
 
 BAR = "▄" * 80

@@ -12,17 +12,22 @@ from __future__ import annotations
 
 import json
 import textwrap
-from pathlib import Path
 
 import pytest
 
 from osf_tmux.judge.answer import Answer
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.paths import shipped_rules_dir
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import (
+    CAPTURES,
+    manifest_fixture,
+    snapshot_files,
+    snapshots_test,
+    state_in_name,
+)
 
-LAB = Path(__file__).resolve().parents[2] / "captures" / "gemini-cli-0.61.0-lab-loop"
+LAB = CAPTURES / "gemini-cli-0.61.0-lab-loop"
 RULE = "loop-detection-dialog"
 QUESTION = (
     "This can happen due to repetitive tool calls or other model behavior. Do you want to keep"
@@ -31,37 +36,17 @@ QUESTION = (
 OPTIONS = ["● 1. Keep loop detection enabled (esc)", "  2. Disable loop detection for this session"]
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(shipped_rules_dir() / "gemini.toml")
+manifest = manifest_fixture("gemini")
 
 
-def _snapshots() -> list[Path]:
-    return [p for p in sorted(LAB.glob("*.snapshots/*.txt")) if "zz-final" not in p.name]
+SNAPSHOTS = snapshot_files(["*.snapshots/*.txt"], LAB)
 
 
-def _state(path: Path) -> str:
-    return next(s for s in ("blocked", "working", "idle") if s in path.stem)
-
-
-def _size(path: Path) -> tuple[int, int]:
-    cols, rows = path.parent.name.removesuffix(".snapshots").rsplit("-", 1)[1].split("x")
-    return int(cols), int(rows)
-
-
-@pytest.mark.parametrize(
-    "path", _snapshots(), ids=[f"{p.parent.name}/{p.name}" for p in _snapshots()]
-)
-def test_lab_snapshot(path: Path, manifest: Manifest) -> None:
-    text = path.read_text(encoding="utf-8").rstrip("\n")
-    verdict = classify(Snapshot.from_text(text, _size(path)[0]), manifest)
-    assert verdict.state == _state(path), f"rule {verdict.rule}"
-    if verdict.state == "blocked":
-        assert verdict.rule == RULE
+test_lab_snapshot = snapshots_test(SNAPSHOTS, blocked_rule=RULE)
 
 
 def test_every_scenario_and_size_was_recorded() -> None:
-    blocked = {p.parent.name for p in _snapshots() if _state(p) == "blocked"}
+    blocked = {p.parent.name for p in SNAPSHOTS if state_in_name(p) == "blocked"}
     want = {
         f"{name}-{size}.snapshots"
         for name in ("loop_keep", "loop_disable", "loop_chant")

@@ -7,28 +7,14 @@ and filled with what a user or the model could put there."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.judge.ruleset import load_rules
-from osf_tmux.vt.snapshot import Snapshot
+from osf_tmux.judge.manifest import Manifest
+from tests.rules.harness import from_top as screen
+from tests.rules.harness import manifest_fixture, process_tests
+from tests.rules.harness import state_rule as state
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "grok.toml"
-
-
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
-
-
-def screen(lines: list[str], cols: int, rows: int) -> Snapshot:
-    """`lines` at the top of the pane (scrolled when they do not fit), blank rows under them."""
-    assert all(len(line) <= cols for line in lines), "a row is wider than the pane"
-    lines = [*lines, "", ""][-rows:]
-    return Snapshot.from_text("\n".join(lines + [""] * (rows - len(lines))), cols)
+manifest = manifest_fixture("grok")
 
 
 def box(body: list[str], cols: int) -> list[str]:
@@ -66,11 +52,6 @@ def confirmation() -> list[str]:
         "",
         "  ↑↓ navigate • Enter select • Esc cancel",
     ]
-
-
-def state(snap: Snapshot, manifest: Manifest) -> str:
-    verdict = classify(snap, manifest)
-    return f"{verdict.state}:{verdict.rule}"
 
 
 @pytest.mark.parametrize(("cols", "rows"), [(60, 20), (80, 24), (120, 32), (240, 60)])
@@ -140,35 +121,25 @@ def test_transcript_quoting_an_old_confirmation_above_an_idle_box(manifest: Mani
     assert state(snap, manifest) == "idle:None"
 
 
-@pytest.mark.parametrize(
-    "argv",
+TAKEN = [
+    ["node", "/root/.cache/osf-agentlab/npm-grok/node_modules/.bin/grok"],
+    ["node", "/usr/local/bin/grok"],
+    ["node", "/usr/lib/node_modules/@vibe-kit/grok-cli/dist/index.js"],
+]
+NOT_TAKEN = [
+    ["node", "/home/u/projects/grok-notes/index.js"],
+    ["python3", "grok.py"],
+    ["node", "/usr/lib/node_modules/@qwen-code/qwen-code/cli.js"],
+    # A process named `grok` is xAI's Grok Build (tests/rules/test_rules_grok_build.py).
+    ["grok", "-d", "/tmp/proj"],
     [
-        ["node", "/root/.cache/osf-agentlab/npm-grok/node_modules/.bin/grok"],
-        ["node", "/usr/local/bin/grok"],
-        ["node", "/usr/lib/node_modules/@vibe-kit/grok-cli/dist/index.js"],
+        "/root/.cache/osf-agentlab/grok-build-venv/lib/python3.13/site-packages/grok_cli_bin/bin/grok"
     ],
-)
-def test_identified_from_its_processes(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
-    assert found is not None and found.agent == "grok"
+]
 
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["node", "/home/u/projects/grok-notes/index.js"],
-        ["python3", "grok.py"],
-        ["node", "/usr/lib/node_modules/@qwen-code/qwen-code/cli.js"],
-        # A process named `grok` is xAI's Grok Build (tests/rules/test_rules_grok_build.py).
-        ["grok", "-d", "/tmp/proj"],
-        [
-            "/root/.cache/osf-agentlab/grok-build-venv/lib/python3.13/site-packages/grok_cli_bin/bin/grok"
-        ],
-    ],
+test_identified_from_its_processes, test_not_taken_for_grok = process_tests(
+    "grok", TAKEN, NOT_TAKEN
 )
-def test_not_taken_for_grok(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
-    assert found is None or found.agent != "grok"
 
 
 def test_feedback_field_garbled_while_typing(manifest: Manifest) -> None:

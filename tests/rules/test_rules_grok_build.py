@@ -10,16 +10,13 @@ could put there."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.judge.ruleset import RuleSet, load_rules
-from osf_tmux.vt.snapshot import Snapshot
-
-RULES = Path(__file__).resolve().parents[2] / "rules" / "grok-build.toml"
+from osf_tmux.judge.manifest import Manifest
+from osf_tmux.judge.ruleset import RuleSet
+from tests.rules.harness import from_bottom as screen
+from tests.rules.harness import manifest_fixture
+from tests.rules.harness import state_rule as state
 
 IDLE_FOOTER = "  Shift+Tab:mode  │  Ctrl+x:shortcuts"
 BUSY_FOOTER = "  Shift+Tab:mode  │  Esc:cancel  │  Ctrl+x:shortcuts"
@@ -35,21 +32,7 @@ TRANSCRIPT = [
 ]
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
-
-
-@pytest.fixture(scope="module")
-def rules() -> RuleSet:
-    return load_rules()
-
-
-def screen(lines: list[str], cols: int, rows: int) -> Snapshot:
-    """`lines` at the bottom of the pane (the top ones scrolled off when they do not fit)."""
-    assert all(len(line) <= cols for line in lines), "a row is wider than the pane"
-    lines = lines[-rows:]
-    return Snapshot.from_text("\n".join([""] * (rows - len(lines)) + lines), cols)
+manifest = manifest_fixture("grok-build")
 
 
 def input_area(cols: int, text: str = "", footer: str = IDLE_FOOTER) -> list[str]:
@@ -83,11 +66,6 @@ def panel(body: list[str], options: list[str], keys: str) -> list[str]:
 
 COMMAND = ["Yes, and don't ask again for anything (always-approve mode)", "Yes, proceed"]
 COMMAND += ["No, reject (type to add feedback)"]
-
-
-def state(snap: Snapshot, manifest: Manifest) -> str:
-    verdict = classify(snap, manifest)
-    return f"{verdict.state}:{verdict.rule}"
 
 
 @pytest.mark.parametrize(("cols", "rows"), [(80, 24), (100, 30), (160, 40), (240, 60)])

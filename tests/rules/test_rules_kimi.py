@@ -9,33 +9,22 @@ header and text area (rules/NOTES-kimi.md)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from osf_tmux.daemon.identify import manifest_for
-from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.judge.ruleset import RuleSet, load_rules
-from osf_tmux.tmux import PaneInfo
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import (
+    answer_keys,
+    foreground_agent,
+    manifest_fixture,
+    process_table_test,
+    screens_test,
+)
+from tests.rules.harness import stacked as screen
+from tests.support.panes import pane_info
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "kimi.toml"
 WIDTHS = (60, 80, 120, 240)
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
-
-
-def screen(top: list[str], bottom: list[str], cols: int, rows: int = 24) -> Snapshot:
-    """`top` from the first row down (the transcript), `bottom` against the last row."""
-    lines = [line[:cols] for line in top]
-    lower = [line[:cols] for line in bottom]
-    gap = rows - len(lines) - len(lower)
-    assert gap >= 0, "more rows than the pane has"
-    return Snapshot.from_text("\n".join([*lines, *([""] * gap), *lower]), cols)
+manifest = manifest_fixture("kimi")
 
 
 def footer(cols: int) -> list[str]:
@@ -178,22 +167,13 @@ def cases() -> list[tuple[str, Snapshot, str]]:
 CASES = cases()
 
 
-@pytest.mark.parametrize(
-    ("snap", "want"), [(s, w) for _, s, w in CASES], ids=[n for n, _, _ in CASES]
-)
-def test_kimi_screens(snap: Snapshot, want: str, manifest: Manifest) -> None:
-    verdict = classify(snap, manifest)
-    assert verdict.state == want, f"got {verdict.state} by rule {verdict.rule}"
+test_kimi_screens = screens_test(CASES)
 
 
 def test_answer_keys(manifest: Manifest) -> None:
-    answer = manifest.answer
-    assert answer is not None
-    assert answer.keys("yes") == ("1",) and answer.keys("no") == ("3",)
-    assert answer.keys("2") == ("2",)
+    assert answer_keys(manifest, "yes", "no", "2") == (("1",), ("3",), ("2",))
     # the question panel refuses with Esc: its digits pick options
-    question_rule = next(r for r in manifest.rules if r.id == "question-panel")
-    assert question_rule.answer is not None and question_rule.answer.keys("no") == ("Escape",)
+    assert answer_keys(manifest, "no", rule="question-panel") == (("Escape",),)
 
 
 # ---- identification ---------------------------------------------------------------------------
@@ -203,42 +183,19 @@ RENAMED = ["Kimi Code"]  # /proc/PID/cmdline after setproctitle (comm is `Kimi C
 SCRIPT = [f"{VENV}/bin/python3", f"{VENV}/bin/kimi"]
 
 
-@pytest.fixture(scope="module")
-def rules() -> RuleSet:
-    return load_rules(None)
+PROCESSES: list[tuple[list[str], str | None]] = [
+    (RENAMED, "kimi"),
+    (SCRIPT, "kimi"),
+    (["kimi", "--yolo"], "kimi"),
+    (["python3", f"{VENV}/lib/python3.13/site-packages/kimi_cli/__main__.py"], "kimi"),
+    (["vim", "kimi"], None),
+    (["less", "notes/kimi.md"], None),
+    (["Kimi"], None),
+]
+
+test_kimi_processes = process_table_test(PROCESSES)
 
 
-def found(rules: RuleSet, argv: list[str]) -> str | None:
-    m = rules.for_process(argv)
-    return m.agent if m else None
-
-
-@pytest.mark.parametrize(
-    ("argv", "want"),
-    [
-        (RENAMED, "kimi"),
-        (SCRIPT, "kimi"),
-        (["kimi", "--yolo"], "kimi"),
-        (["python3", f"{VENV}/lib/python3.13/site-packages/kimi_cli/__main__.py"], "kimi"),
-        (["vim", "kimi"], None),
-        (["less", "notes/kimi.md"], None),
-        (["Kimi"], None),
-    ],
-)
-def test_kimi_processes(rules: RuleSet, argv: list[str], want: str | None) -> None:
-    assert found(rules, argv) == want
-
-
-def pane(current_command: str) -> PaneInfo:
-    return PaneInfo(
-        pane_id="%1", pid=123, tty="/dev/pts/9", width=120, height=32, piped=False, dead=False,
-        active=True, window_active=True, window_id="@1", session_id="$1", session_name="s",
-        window_index="0", pane_index="0", session_attached=1, current_command=current_command,
-        agent_override="", report="", our_pipe="", alt_screen=False,
-    )  # fmt: skip
-
-
-def test_foreground_renamed_process_is_kimi(rules: RuleSet) -> None:
+def test_foreground_renamed_process_is_kimi() -> None:
     # What /proc shows in a pane running `kimi`: one process, renamed.
-    m = manifest_for(rules, pane("Kimi Code"), lambda pid: [RENAMED], 0.0, 30.0)
-    assert m is not None and m.agent == "kimi"
+    assert foreground_agent([RENAMED], pane_info(current_command="Kimi Code")) == "kimi"

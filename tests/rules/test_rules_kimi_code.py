@@ -9,33 +9,25 @@ the person is asked something (rules/NOTES-kimi-code.md)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from osf_tmux.daemon.identify import manifest_for
 from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.judge.ruleset import RuleSet, load_rules
-from osf_tmux.tmux import PaneInfo
+from osf_tmux.judge.manifest import Manifest
+from osf_tmux.judge.ruleset import RuleSet
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import (
+    answer_keys,
+    foreground_agent,
+    manifest_fixture,
+    manifest_of,
+    process_table_test,
+    screens_test,
+)
+from tests.rules.harness import stacked as screen
+from tests.support.panes import pane_info
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "kimi-code.toml"
 WIDTHS = (60, 80, 120, 240)
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
-
-
-def screen(top: list[str], bottom: list[str], cols: int, rows: int = 24) -> Snapshot:
-    """`top` from the first row down (the transcript), `bottom` against the last row."""
-    lines = [line[:cols] for line in top]
-    lower = [line[:cols] for line in bottom]
-    gap = rows - len(lines) - len(lower)
-    assert gap >= 0, "more rows than the pane has"
-    return Snapshot.from_text("\n".join([*lines, *([""] * gap), *lower]), cols)
+manifest = manifest_fixture("kimi-code")
 
 
 def footer(cols: int) -> list[str]:
@@ -223,31 +215,20 @@ def cases() -> list[tuple[str, Snapshot, str]]:
 CASES = cases()
 
 
-@pytest.mark.parametrize(
-    ("snap", "want"), [(s, w) for _, s, w in CASES], ids=[n for n, _, _ in CASES]
-)
-def test_kimi_code_screens(snap: Snapshot, want: str, manifest: Manifest) -> None:
-    verdict = classify(snap, manifest)
-    assert verdict.state == want, f"got {verdict.state} by rule {verdict.rule}"
+test_kimi_code_screens = screens_test(CASES)
 
 
 def test_the_old_kimi_rules_do_not_read_kimi_code_panels() -> None:
     """Why Kimi Code needs rules of its own: Kimi CLI's read its panels as idle."""
-    old = load_manifest(RULES.with_name("kimi.toml"))
+    old = manifest_of("kimi")
     for body in (APPROVAL, QUESTION):
         assert classify(screen(TRANSCRIPT, panel(120, body), 120, 32), old).state == "idle"
 
 
 def test_answer_keys(manifest: Manifest) -> None:
-    answer = manifest.answer
-    assert answer is not None
-    assert answer.keys("yes") == ("1",) and answer.keys("no") == ("3",)
-    assert answer.keys("2") == ("2",)
-    by_id = {r.id: r for r in manifest.rules}
-    question = by_id["question-panel"].answer
-    trust = by_id["trust-prompt"].answer
-    assert question is not None and question.keys("no") == ("Escape",)
-    assert trust is not None and trust.keys("yes") == ("Enter",)
+    assert answer_keys(manifest, "yes", "no", "2") == (("1",), ("3",), ("2",))
+    assert answer_keys(manifest, "no", rule="question-panel") == (("Escape",),)
+    assert answer_keys(manifest, "yes", rule="trust-prompt") == (("Enter",),)
 
 
 # ---- identification ---------------------------------------------------------------------------
@@ -256,35 +237,22 @@ PACKAGE = "/usr/local/lib/node_modules/@moonshot-ai/kimi-code/dist/main.mjs"
 OLD_VENV = "/home/u/.local/share/uv/tools/kimi-cli"
 
 
-@pytest.fixture(scope="module")
-def rules() -> RuleSet:
-    return load_rules(None)
+PROCESSES: list[tuple[list[str], str | None]] = [
+    # renamed (process.title): the command line and comm both read `kimi-code`
+    (["kimi-code"], "kimi-code"),
+    # node with the package's entry point, before the rename
+    (["node", PACKAGE], "kimi-code"),
+    (["node", "--enable-source-maps", PACKAGE, "--yolo"], "kimi-code"),
+    # the native build the official install script puts in ~/.kimi-code/bin
+    (["/home/u/.kimi-code/bin/kimi"], "kimi-code"),
+    # the older Python Kimi CLI keeps its manifest
+    (["Kimi Code"], "kimi"),
+    ([f"{OLD_VENV}/bin/python3", f"{OLD_VENV}/bin/kimi"], "kimi"),
+    (["vim", "kimi-code"], None),
+    (["less", "/home/u/.kimi-code/config.toml"], None),
+]
 
-
-def found(rules: RuleSet, argv: list[str]) -> str | None:
-    m = rules.for_process(argv)
-    return m.agent if m else None
-
-
-@pytest.mark.parametrize(
-    ("argv", "want"),
-    [
-        # renamed (process.title): the command line and comm both read `kimi-code`
-        (["kimi-code"], "kimi-code"),
-        # node with the package's entry point, before the rename
-        (["node", PACKAGE], "kimi-code"),
-        (["node", "--enable-source-maps", PACKAGE, "--yolo"], "kimi-code"),
-        # the native build the official install script puts in ~/.kimi-code/bin
-        (["/home/u/.kimi-code/bin/kimi"], "kimi-code"),
-        # the older Python Kimi CLI keeps its manifest
-        (["Kimi Code"], "kimi"),
-        ([f"{OLD_VENV}/bin/python3", f"{OLD_VENV}/bin/kimi"], "kimi"),
-        (["vim", "kimi-code"], None),
-        (["less", "/home/u/.kimi-code/config.toml"], None),
-    ],
-)
-def test_kimi_code_processes(rules: RuleSet, argv: list[str], want: str | None) -> None:
-    assert found(rules, argv) == want
+test_kimi_code_processes = process_table_test(PROCESSES)
 
 
 def test_the_name_kimi_code_means_the_new_program(rules: RuleSet) -> None:
@@ -293,16 +261,6 @@ def test_the_name_kimi_code_means_the_new_program(rules: RuleSet) -> None:
     assert rules.get("kimi").agent == "kimi"
 
 
-def pane(current_command: str) -> PaneInfo:
-    return PaneInfo(
-        pane_id="%1", pid=123, tty="/dev/pts/9", width=120, height=32, piped=False, dead=False,
-        active=True, window_active=True, window_id="@1", session_id="$1", session_name="s",
-        window_index="0", pane_index="0", session_attached=1, current_command=current_command,
-        agent_override="", report="", our_pipe="", alt_screen=False,
-    )  # fmt: skip
-
-
-def test_tmux_command_name_after_the_rename(rules: RuleSet) -> None:
+def test_tmux_command_name_after_the_rename() -> None:
     """No readable /proc entry (another user's process): tmux's `#{pane_current_command}`."""
-    m = manifest_for(rules, pane("kimi-code"), lambda pid: [], wall=0.0, report_ttl=30.0)
-    assert m is not None and m.agent == "kimi-code"
+    assert foreground_agent([], pane_info(current_command="kimi-code")) == "kimi-code"

@@ -14,12 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.daemon.identify import manifest_for
 from osf_tmux.judge.classify import classify
 from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.judge.ruleset import load_rules
-from osf_tmux.tmux import PaneInfo
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import foreground_agent, screens_test
 
 RULES = Path(__file__).resolve().parents[2] / "rules"
 AGENTS = ("opencode", "kilo")
@@ -298,13 +296,7 @@ EXTRA: list[tuple[str, Snapshot, str]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    ("snap", "state"),
-    [pytest.param(snap, state, id=name) for name, snap, state in [*cases(), *EXTRA]],
-)
-def test_state(snap: Snapshot, state: str, manifest: Manifest) -> None:
-    verdict = classify(snap, manifest)
-    assert verdict.state == state, f"{manifest.agent}: {verdict}\n" + "\n".join(snap.rows)
+test_state = screens_test([*cases(), *EXTRA])
 
 
 def test_a_dialog_cut_off_before_its_last_row_is_not_blocked_yet(manifest: Manifest) -> None:
@@ -333,15 +325,6 @@ def test_answer_keys_follow_the_dialog_on_screen(manifest: Manifest) -> None:
 LAB = "/root/.cache/osf-agentlab"
 
 
-def pane() -> PaneInfo:
-    return PaneInfo(
-        pane_id="%1", pid=123, tty="/dev/pts/9", width=120, height=32, piped=False, dead=False,
-        active=True, window_active=True, window_id="@1", session_id="$1", session_name="s",
-        window_index="0", pane_index="0", session_attached=1, current_command="",
-        agent_override="", report="", our_pipe="", alt_screen=False,
-    )  # fmt: skip
-
-
 @pytest.mark.parametrize(
     ("commands", "agent"),
     [
@@ -366,8 +349,7 @@ def pane() -> PaneInfo:
     ],
 )  # fmt: skip
 def test_identification(commands: list[list[str]], agent: str | None) -> None:
-    found = manifest_for(load_rules(None), pane(), lambda pid: commands, 0.0, 30.0)
-    assert (found.agent if found else None) == agent
+    assert foreground_agent(commands) == agent
 
 
 def test_kilo_takes_opencodes_rules_exactly() -> None:

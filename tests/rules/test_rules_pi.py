@@ -12,22 +12,17 @@ transcript fills the pane; a case longer than the pane keeps its last rows, as a
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from osf_tmux.judge.classify import classify, same_verdict
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.judge.ruleset import load_rules
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import agent_of, manifest_fixture, read, sketch_test
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "pi.toml"
 CURSOR = "▮"
 
 
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
+manifest = manifest_fixture("pi")
 
 
 def screen(text: str, cols: int = 80, rows: int = 24) -> Snapshot:
@@ -45,11 +40,6 @@ def screen(text: str, cols: int = 80, rows: int = 24) -> Snapshot:
 def footer(cols: int, stats: str = "↑200 ↓40 0.1%/128k (auto)") -> str:
     model = "fake-model"
     return "~/src/proj (main)\n" + stats + " " * max(2, cols - len(stats) - len(model)) + model
-
-
-def verdict(snap: Snapshot, manifest: Manifest) -> tuple[str, str | None]:
-    v = classify(snap, manifest)
-    return v.state, v.rule
 
 
 # --- blocked ------------------------------------------------------------------------------
@@ -92,7 +82,7 @@ def confirm_while_working(cols: int, cursor_on: str = "spinner") -> str:
 @pytest.mark.parametrize("cursor_on", ["spinner", "option", "footer"])
 def test_confirm_dialog_at_any_width(cols: int, cursor_on: str, manifest: Manifest) -> None:
     snap = screen(confirm_while_working(cols, cursor_on), cols=cols, rows=24)
-    assert verdict(snap, manifest) == ("blocked", "select-dialog")
+    assert read(snap, manifest) == ("blocked", "select-dialog")
 
 
 BLOCKED: dict[str, tuple[str, int, int]] = {
@@ -334,11 +324,7 @@ prefilled▮
 }
 
 
-@pytest.mark.parametrize("name", sorted(BLOCKED))
-def test_blocked(name: str, manifest: Manifest) -> None:
-    text, cols, rows = BLOCKED[name]
-    snap = screen(text, cols, rows)
-    assert verdict(snap, manifest)[0] == "blocked", snap.rows
+test_blocked = sketch_test(BLOCKED, "blocked", screen=screen)
 
 
 # --- idle ---------------------------------------------------------------------------------
@@ -564,11 +550,7 @@ Only showing models from configured providers. Use /login to add providers.
 }
 
 
-@pytest.mark.parametrize("name", sorted(IDLE))
-def test_idle(name: str, manifest: Manifest) -> None:
-    text, cols, rows = IDLE[name]
-    snap = screen(text, cols, rows)
-    assert verdict(snap, manifest)[0] == "idle", snap.rows
+test_idle = sketch_test(IDLE, "idle", screen=screen)
 
 
 # --- working ------------------------------------------------------------------------------
@@ -665,11 +647,7 @@ also check the tests, and Do you want to proceed?
 }
 
 
-@pytest.mark.parametrize("name", sorted(WORKING))
-def test_working(name: str, manifest: Manifest) -> None:
-    text, cols, rows = WORKING[name]
-    snap = screen(text, cols, rows)
-    assert verdict(snap, manifest) == ("working", "working-loader"), snap.rows
+test_working = sketch_test(WORKING, "working", "working-loader", screen=screen)
 
 
 def test_the_cursor_tells_a_dialog_from_its_pasted_copy(manifest: Manifest) -> None:
@@ -678,8 +656,8 @@ def test_the_cursor_tells_a_dialog_from_its_pasted_copy(manifest: Manifest) -> N
     on_option = screen(text.replace(" → Yes", " → Yes▮"))
     at_the_end = screen(text.replace("cancel\n", "cancel▮\n"))
     assert on_option.rows == at_the_end.rows
-    assert verdict(on_option, manifest)[0] == "blocked"
-    assert verdict(at_the_end, manifest)[0] == "idle"
+    assert read(on_option, manifest)[0] == "blocked"
+    assert read(at_the_end, manifest)[0] == "idle"
 
 
 # --- identification -----------------------------------------------------------------------
@@ -701,8 +679,7 @@ PACKAGE = "@mariozechner/pi-coding-agent"
     ],
 )
 def test_identification(argv: list[str], found: bool) -> None:
-    hit = load_rules(None).for_process(argv)
-    assert (hit is not None and hit.agent == "pi") is found
+    assert (agent_of(argv) == "pi") is found
 
 
 def test_answer_keys(manifest: Manifest) -> None:
@@ -725,4 +702,4 @@ def test_a_ticking_loader_keeps_the_verdict_without_classifying(manifest: Manife
     # the loader gone (the turn ended): classified again
     done = screen(text.replace(" ⠴ Working...", ""), cols, rows)
     assert not same_verdict(before, done, manifest)
-    assert verdict(done, manifest)[0] == "idle"
+    assert read(done, manifest)[0] == "idle"

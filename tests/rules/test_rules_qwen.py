@@ -7,29 +7,15 @@ processes of a real run (`node .bin/qwen` and its relaunched child)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from osf_tmux.judge.classify import classify
-from osf_tmux.judge.manifest import Manifest, load_manifest
-from osf_tmux.judge.ruleset import load_rules
+from osf_tmux.judge.manifest import Manifest
 from osf_tmux.vt.snapshot import Snapshot
+from tests.rules.harness import from_bottom as screen
+from tests.rules.harness import manifest_fixture, process_tests
+from tests.rules.harness import state_rule as state
 
-RULES = Path(__file__).resolve().parents[2] / "rules" / "qwen.toml"
-
-
-@pytest.fixture(scope="module")
-def manifest() -> Manifest:
-    return load_manifest(RULES)
-
-
-def screen(lines: list[str], cols: int, rows: int) -> Snapshot:
-    """`lines` as the bottom of a `cols`x`rows` pane, blank rows under them as Qwen leaves."""
-    assert all(len(line) <= cols for line in lines), "a row is wider than the pane"
-    lines = lines[-rows:]
-    text = "\n".join([""] * (rows - len(lines)) + lines)
-    return Snapshot.from_text(text, cols)
+manifest = manifest_fixture("qwen")
 
 
 def box(body: list[str], cols: int) -> list[str]:
@@ -82,11 +68,6 @@ def working_screen(cols: int, spinner: str) -> Snapshot:
         cut = rows[-1].rfind(" ", 0, cols)
         rows[-1:] = [rows[-1][:cut], "    " + rows[-1][cut + 1 :]]
     return screen([*TRANSCRIPT, *rows, *input_box(cols)], cols, 30)
-
-
-def state(snap: Snapshot, manifest: Manifest) -> str:
-    verdict = classify(snap, manifest)
-    return f"{verdict.state}:{verdict.rule}"
 
 
 @pytest.mark.parametrize(("cols", "rows"), [(60, 20), (80, 24), (120, 32), (240, 60)])
@@ -187,31 +168,21 @@ def test_trust_dialog(manifest: Manifest) -> None:
     assert state(snap, manifest) == "blocked:selection-dialog"
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["node", "/home/u/.npm-global/bin/qwen"],
-        ["node", "/root/.cache/osf-agentlab/npm-qwen/node_modules/.bin/qwen"],
-        ["/usr/bin/node", "/usr/lib/node_modules/@qwen-code/qwen-code/cli.js"],
-        ["qwen", "--yolo"],
-    ],
-)
-def test_identified_from_its_processes(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
-    assert found is not None and found.agent == "qwen"
+TAKEN = [
+    ["node", "/home/u/.npm-global/bin/qwen"],
+    ["node", "/root/.cache/osf-agentlab/npm-qwen/node_modules/.bin/qwen"],
+    ["/usr/bin/node", "/usr/lib/node_modules/@qwen-code/qwen-code/cli.js"],
+    ["qwen", "--yolo"],
+]
+NOT_TAKEN = [
+    ["node", "/usr/lib/node_modules/@google/gemini-cli/bundle/gemini.js"],
+    ["node", "/home/u/bin/qwen-notes.js"],
+    ["python3", "-m", "qwen_agent"],
+]
 
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["node", "/usr/lib/node_modules/@google/gemini-cli/bundle/gemini.js"],
-        ["node", "/home/u/bin/qwen-notes.js"],
-        ["python3", "-m", "qwen_agent"],
-    ],
+test_identified_from_its_processes, test_not_taken_for_qwen = process_tests(
+    "qwen", TAKEN, NOT_TAKEN
 )
-def test_not_taken_for_qwen(argv: list[str]) -> None:
-    found = load_rules().for_process(argv)
-    assert found is None or found.agent != "qwen"
 
 
 # In a tmux pane (TMUX set) Qwen Code 0.15 on draws its spinner as `.`/`..` instead of Braille
