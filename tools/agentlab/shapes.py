@@ -49,6 +49,9 @@ class Ui:
     # shows nothing at all while the answer is drawn (no spinner, no footer hint, no title).
     done_still: float = 0.0
     dialog_settle: float = 1.5  # held on a dialog, so its redraws are in the capture
+    # How long a cue after the prompt may take (a dialog, the working state after an answer,
+    # the end of the turn): longer for agents whose first turn boots services first (OpenCode).
+    turn_timeout: float = 30.0
     stream_settle: float = 1.5  # streaming time before an interrupt
 
 
@@ -83,6 +86,7 @@ class Shapes:
             "idle",
             ui.idle,
             note or f"turn finished, back at the {ui.place}",
+            timeout=ui.turn_timeout,
             settle=ui.done_settle,
             server_quiet=ui.done_quiet,
             still=ui.done_still,
@@ -93,10 +97,12 @@ class Shapes:
         return Expect("idle", self.ui.idle, note, settle=self.ui.done_settle)
 
     def blocked(self, cue: Cue, note: str) -> Expect:
-        return Expect("blocked", cue, note, settle=self.ui.dialog_settle)
+        return Expect(
+            "blocked", cue, note, timeout=self.ui.turn_timeout, settle=self.ui.dialog_settle
+        )
 
     def working(self, note: str, cue: Cue | None = None) -> Expect:
-        return Expect("working", cue or self.ui.working, note)
+        return Expect("working", cue or self.ui.working, note, timeout=self.ui.turn_timeout)
 
     # -- scenario shapes -----------------------------------------------------------------------
     def startup(self, desc: str) -> Scenario:
@@ -206,6 +212,56 @@ class Shapes:
                 )
             )
         return out
+
+    def bash_interrupt(
+        self,
+        dialog: Expect,
+        approve: Action,
+        running: Expect,
+        desc: str = "a command approved, then interrupted with Esc while it runs",
+    ) -> Scenario:
+        """The slow command (st.P_SLOW: the agent's `turns` must hold st.slow_turn()) approved,
+        `running` seen, then Esc."""
+        return self.sc(
+            "bash_interrupt",
+            desc,
+            self.start(),
+            self.ask(st.P_SLOW),
+            dialog,
+            approve,
+            running,
+            Keys(("Escape",), "interrupt with Esc"),
+            self.back(f"interrupted; back at the {self.ui.place}"),
+        )
+
+    def hooks_bash(
+        self, approved: str, dialog: Expect, approve: Action, working: Expect | None = None
+    ) -> Scenario:
+        """bash_yes with osf-tmux's hook table installed (scenario option `hooks`: `launch`
+        writes it, each hook logging its payload to hooks.jsonl in the run directory, kept with
+        `--keep`): which events fire, in which order. `approved` says how the dialog was
+        answered."""
+        return self.dialog_turn(
+            "hooks_bash",
+            f"{approved}, osf-tmux's hooks logging their payloads",
+            st.P_BASH,
+            dialog,
+            approve,
+            working or self.working("approved; command running"),
+            hooks=True,
+        )
+
+    def plan_mode(self, cue: Cue, flag: str = "--plan") -> Scenario:
+        """Started in plan mode (scenario option `plan`: `launch` adds `flag`); a text turn.
+        `cue` is the idle screen of plan mode."""
+        return self.sc(
+            "plan_mode",
+            f"started in plan mode ({flag}); a text turn",
+            Expect("idle", cue, "plan mode; input box ready", timeout=60, settle=0.8),
+            self.ask(st.P_TEXT),
+            self.done(),
+            plan=True,
+        )
 
     def edit_write(
         self,
