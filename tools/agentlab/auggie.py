@@ -145,14 +145,11 @@ class Auggie(AgentSpec):
                 INDEXING,
                 seed_indexing=False,
             ),
-            s.dialog_turn(
-                "hooks_bash",
-                "tool approval allowed, osf-tmux's hooks logging their payloads",
-                st.P_BASH,
+            s.hooks_bash(
+                "tool approval allowed",
                 s.blocked(APPROVAL, "Tool Approval Required, [A]llow [D]eny"),
                 approve,
                 s.working("allowed; command running"),
-                hooks=True,
             ),
         ]
 

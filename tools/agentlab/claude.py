@@ -477,20 +477,8 @@ class Claude(AgentSpec):
     }
     # A release other than the default install (`record --agent-version`, or the
     # OSF_LAB_CLAUDE_VERSION variable): install.sh's CLAUDE_VERSIONS puts it in npm-claude-<VER>.
+    releases = True
     pinned: str | None = os.environ.get("OSF_LAB_CLAUDE_VERSION") or None
-
-    def use_version(self, version: str) -> None:
-        prefix = lab_home() / f"npm-claude-{version}"
-        if not prefix.is_dir():
-            raise SystemExit(
-                f"claude {version} is not installed in {prefix}: run "
-                f"`CLAUDE_VERSIONS={version} tools/agentlab/install.sh claude`"
-            )
-        self.pinned = version
-        self.__dict__.pop("_version", None)
-
-    def version_pinned(self) -> bool:
-        return self.pinned is not None
 
     def use_config(self, options: dict[str, object]) -> None:
         if options.get("statusline"):
@@ -508,7 +496,7 @@ class Claude(AgentSpec):
             self.ui = dataclasses.replace(self.ui, done_quiet=True, done_still=NOTITLE_STILL)
 
     def binary(self) -> Path:
-        prefix = lab_home() / (f"npm-claude-{self.pinned}" if self.pinned else "npm")
+        prefix = self.release_prefix(self.pinned) if self.pinned else lab_home() / "npm"
         modules = prefix / "node_modules" / "@anthropic-ai"
         # The native binary lives in the platform package; the wrapper's postinstall (which
         # would copy it into claude-code/bin) may not have run. Releases before ~2.1.100 ship

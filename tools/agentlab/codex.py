@@ -163,25 +163,16 @@ class Codex(AgentSpec):
 
     # A release other than the default install (`record --agent-version`, or the
     # OSF_LAB_CODEX_VERSION variable): install.sh's CODEX_VERSIONS puts it in npm-codex-<VER>.
+    releases = True
     pinned: str | None = os.environ.get("OSF_LAB_CODEX_VERSION") or None
 
     def use_version(self, version: str) -> None:
-        prefix = lab_home() / f"npm-codex-{version}"
-        if not prefix.is_dir():
-            raise SystemExit(
-                f"codex {version} is not installed in {prefix}: run "
-                f"`CODEX_VERSIONS={version} tools/agentlab/install.sh codex`"
-            )
-        self.pinned = version
+        super().use_version(version)
         self.ui = dataclasses.replace(self.ui, idle=COMPOSER_ROW)
-        for cached in ("_version", "_daemon_args"):
-            self.__dict__.pop(cached, None)
-
-    def version_pinned(self) -> bool:
-        return self.pinned is not None
+        self.__dict__.pop("_daemon_args", None)
 
     def _vendor(self) -> Path:
-        prefix = lab_home() / (f"npm-codex-{self.pinned}" if self.pinned else "npm")
+        prefix = self.release_prefix(self.pinned) if self.pinned else lab_home() / "npm"
         base = prefix / "node_modules" / "@openai"
         # 0.17x: vendor/<triple>/bin/codex next to codex-path/ in the platform package;
         # 0.100 .. 0.16x: vendor/<triple>/codex/codex next to path/ (rg) there; before ~0.100

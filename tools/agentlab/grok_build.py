@@ -6,13 +6,19 @@ key of its own, so no login is asked for and nothing goes to xAI's servers."""
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, command_version, lab_home
+from tools.agentlab.base import (
+    AgentSpec,
+    RunDirs,
+    Scenario,
+    cat_hook,
+    command_version,
+    lab_home,
+)
 from tools.agentlab.dialect import Dialect
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -225,8 +231,7 @@ HOOK_EVENTS = (
 
 def _log_hooks(dirs: RunDirs) -> None:
     def table(log: Path) -> dict[str, object]:
-        command = f"cat >> {shlex.quote(str(log))}; echo >> {shlex.quote(str(log))}"
-        hook = {"type": "command", "command": command, "timeout": 10}
+        hook = {"type": "command", "command": cat_hook(log), "timeout": 10}
         return {"hooks": {event: [{"hooks": [hook]}] for event in HOOK_EVENTS}}
 
     hooks = dirs.home / ".grok" / "hooks"

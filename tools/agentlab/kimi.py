@@ -3,14 +3,13 @@ against the fake OpenAI chat completions server (`openai_legacy` provider)."""
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 from osf_tmux.agents.kimi import toml_entries
 from osf_tmux.agents.toml_hooks import render
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, venv_bin
+from tools.agentlab.base import AgentSpec, RunDirs, Scenario, cat_hook, lab_home, venv_bin
 from tools.agentlab.shapes import Shapes, Ui
 
 SPINNER = r"[🌑🌒🌓🌔🌕🌖🌗🌘]|^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] "
@@ -94,22 +93,11 @@ class Kimi(AgentSpec):
             *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
             s.draft(DRAFT_IDLE),
             # Plan mode (`--plan`): the input header turns dashed, `╌╌ input · plan ╌╌`.
-            s.sc(
-                "plan_mode",
-                "started in plan mode (--plan); a text turn",
-                Expect("idle", PLAN_IDLE, "plan mode; input box ready", timeout=60, settle=0.8),
-                s.ask(st.P_TEXT),
-                s.done(),
-                plan=True,
-            ),
-            s.dialog_turn(
-                "hooks_bash",
-                "approval box approved, osf-tmux's hooks logging their payloads",
-                st.P_BASH,
+            s.plan_mode(PLAN_IDLE),
+            s.hooks_bash(
+                "approval box approved",
                 s.blocked(APPROVAL, "approval: Shell is requesting approval to run command"),
                 approve,
-                s.working("approved; command running"),
-                hooks=True,
             ),
         ]
 
@@ -120,8 +108,7 @@ class Kimi(AgentSpec):
         kimi.mkdir()
         config = CONFIG.format(url=url)
         if scenario.options.get("hooks"):
-            log = shlex.quote(str(dirs.root / "hooks.jsonl"))
-            config += render(toml_entries(f"cat >> {log}; echo >> {log}"))
+            config += render(toml_entries(cat_hook(dirs.root / "hooks.jsonl")))
         (kimi / "config.toml").write_text(config)
         argv = [str(self.binary())]
         if scenario.options.get("plan"):
