@@ -230,21 +230,17 @@ class Aider(AgentSpec):
                 _answer("y", "approve"),
                 s.done("second command ran; its output question was not asked"),
             ),
-            s.sc(
+            s.plain(
                 "yes_always_edit",
                 "--yes-always: 'Add file to the chat?' and 'Create new file?' answered by aider",
-                s.start(),
-                s.ask(st.P_EDIT),
-                s.done(),
+                st.P_EDIT,
                 chat_files=[],
                 args=["--yes-always"],
             ),
-            s.sc(
+            s.plain(
                 "yes_always_bash",
                 "--yes-always: 'Run shell command?' needs an explicit yes, aider answers no",
-                s.start(),
-                s.ask(st.P_BASH),
-                s.done(),
+                st.P_BASH,
                 args=["--yes-always"],
             ),
             s.sc(

@@ -527,7 +527,6 @@ class Claude(AgentSpec):
                 approved="Bash permission prompt approved with option 1",
                 dialog=s.blocked(BASH_PROMPT, "Bash permission prompt"),
                 first_option="select 1. Yes",
-                working=s.working("approved; command running"),
             ),
             *s.interrupts(),
             s.edit_write(
@@ -702,12 +701,10 @@ class Claude(AgentSpec):
                 s.done(),
                 bypass=True,
             ),
-            s.sc(
+            s.plain(
                 "acceptedits_edit",
                 "--permission-mode acceptEdits: an edit and a new file, no dialog",
-                s.start(),
-                s.ask(st.P_EDIT),
-                s.done(),
+                st.P_EDIT,
                 permission_mode="acceptEdits",
             ),
             s.sc(
@@ -720,12 +717,10 @@ class Claude(AgentSpec):
                 s.done("rejected with Esc; back at the prompt"),
                 permission_mode="acceptEdits",
             ),
-            s.sc(
+            s.plain(
                 "auto_bash",
                 "--permission-mode auto: a command in the project runs unasked",
-                s.start(),
-                s.ask(st.P_BASH),
-                s.done(),
+                st.P_BASH,
                 permission_mode="auto",
             ),
             s.sc(
@@ -807,13 +802,11 @@ class Claude(AgentSpec):
                     server_quiet=True,
                 ),
             ),
-            s.sc(
+            s.plain(
                 "auto_denied",
                 "--permission-mode auto, a release whose classifier decides alone (2.1.1xx): "
                 "a risky command is denied without a dialog, Claude goes on, the turn ends",
-                s.start(),
-                s.ask(P_RISKY),
-                s.done(),
+                P_RISKY,
                 permission_mode="auto",
             ),
             s.sc(

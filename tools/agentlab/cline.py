@@ -68,7 +68,6 @@ class Cline(AgentSpec):
                 approved="tool approval for run_commands approved with y",
                 dialog=s.blocked(APPROVAL, "Cline needs permission: Approve tool call?"),
                 first_option="press y",
-                working=s.working("approved; command running"),
                 approve=Keys(("y",), "press y (Approve)"),
                 reject=Keys(("n",), "press n (Deny)"),
             ),

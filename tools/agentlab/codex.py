@@ -227,7 +227,6 @@ class Codex(AgentSpec):
                 approved="command approval (escalation request) approved",
                 dialog=s.blocked(APPROVAL, "command approval prompt"),
                 first_option="1. Yes, proceed",
-                working=s.working("approved; command running"),
             ),
             *s.interrupts(Expect("idle", STREAMING, STREAMING_NOTE, settle=1.5)),
             s.edit_write(
@@ -305,28 +304,22 @@ class Codex(AgentSpec):
                 ),
             ),
             *self.stale_status(s),
-            s.sc(
+            s.plain(
                 "full_auto_edit",
                 "--sandbox workspace-write (what --full-auto was): edit and new file, no dialog",
-                s.start(),
-                s.ask(st.P_EDIT),
-                s.done(),
+                st.P_EDIT,
                 args=["--sandbox", "workspace-write", "--ask-for-approval", "on-request"],
             ),
-            s.sc(
+            s.plain(
                 "bypass_bash",
                 "--dangerously-bypass-approvals-and-sandbox: the command runs unasked",
-                s.start(),
-                s.ask(st.P_BASH),
-                s.done(),
+                st.P_BASH,
                 args=["--dangerously-bypass-approvals-and-sandbox"],
             ),
-            s.sc(
+            s.plain(
                 "never_bash",
                 "--ask-for-approval never: the escalation is refused without a dialog",
-                s.start(),
-                s.ask(st.P_BASH),
-                s.done(),
+                st.P_BASH,
                 args=["--ask-for-approval", "never"],
             ),
             s.sc(

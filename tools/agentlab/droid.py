@@ -92,7 +92,6 @@ class Droid(AgentSpec):
                 approved="command approval answered with Yes, allow",
                 dialog=s.blocked(APPROVAL, "Command to approve"),
                 first_option="Yes, allow",
-                working=s.working("approved; command running"),
                 reject=Keys(("Up", "Enter"), "No, cancel (the last choice)"),
             ),
             s.bash_interrupt(s.blocked(APPROVAL, "Command to approve"), approve, EXECUTING),
@@ -123,7 +122,7 @@ class Droid(AgentSpec):
                 between=s.working("edit approved", Cue(STOP_HINT, absent=HINT_ROW)),
                 write=s.blocked(EDIT_APPROVAL, "new-file approval"),
             ),
-            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            *s.answers(),
             s.dialog_turn(
                 "question",
                 "AskUser questionnaire answered with its first option",

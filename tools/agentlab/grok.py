@@ -73,7 +73,6 @@ class Grok(AgentSpec):
                 approved="confirmation answered with 1. Yes",
                 dialog=s.blocked(CONFIRM, "Do you want to proceed with this operation?"),
                 first_option="1. Yes",
-                working=s.working("approved; command running"),
                 reject=None,  # bash_no below: the keys go one by one
             ),
             s.sc(
@@ -114,7 +113,7 @@ class Grok(AgentSpec):
                 between=s.working("edit approved", Cue(SPINNER, absent=HINT_ROW)),
                 write=s.blocked(CONFIRM, "new-file confirmation"),
             ),
-            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            *s.answers(),
             s.draft(DRAFT_IDLE),
             s.sc(
                 "mode_switch",

@@ -112,7 +112,6 @@ class GrokBuild(AgentSpec):
                     approved=f"permission panel approved ({yes} Yes, proceed)",
                     dialog=s.blocked(dialog, "Use ← → to choose permission scope; Always allow"),
                     first_option="",
-                    working=s.working("approved; command running"),
                     approve=approve,
                     reject=reject,
                     esc=False,
@@ -127,7 +126,6 @@ class GrokBuild(AgentSpec):
                 approved=f"permission panel approved ({yes} Yes, proceed)",
                 dialog=s.blocked(dialog, "the command, 1 always-approve, 2 Yes, proceed, 3 No"),
                 first_option="",
-                working=s.working("approved; command running"),
                 approve=approve,
                 reject=reject,
                 esc=False,  # Esc does nothing on the panel: Ctrl+c cancels it
@@ -169,7 +167,7 @@ class GrokBuild(AgentSpec):
                 s.working("plan approved; agent working"),
                 s.done(),
             ),
-            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            *s.answers(),
             s.draft(DRAFT_IDLE),
             s.dialog_turn(
                 "hooks_bash",

@@ -67,7 +67,6 @@ class Kimi(AgentSpec):
                 approved="approval box approved ([1] Approve once)",
                 dialog=s.blocked(APPROVAL, "approval: Shell is requesting approval to run command"),
                 first_option="[1] Approve once",
-                working=s.working("approved; command running"),
                 reject=Keys(("3",), "press 3 ([3] Reject)"),
             ),
             # Kimi keeps an answer's text back until its block is done ("Composing... 2s · 40
@@ -90,7 +89,7 @@ class Kimi(AgentSpec):
                 Keys(("Enter",), "choose the first option"),
                 s.working("answered; agent working"),
             ),
-            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            *s.answers(),
             s.draft(DRAFT_IDLE),
             # Plan mode (`--plan`): the input header turns dashed, `╌╌ input · plan ╌╌`.
             s.plan_mode(PLAN_IDLE),

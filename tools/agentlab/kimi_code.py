@@ -107,7 +107,6 @@ class KimiCode(AgentSpec):
                 approved="approval panel approved (1. Approve once)",
                 dialog=s.blocked(APPROVAL, "approval: Run this command? with its four options"),
                 first_option="1. Approve once",
-                working=s.working("approved; command running"),
                 reject=Keys(("3",), "press 3 (3. Reject)"),
             ),
             *s.interrupts(),
@@ -127,12 +126,10 @@ class KimiCode(AgentSpec):
             ),
             # Edits and new files inside the project run without asking (the default mode asks
             # for commands, questions and plans): one turn with two diffs shown.
-            s.sc(
+            s.plain(
                 "edit_write",
                 "an edit of app.py and a new NOTES.md, applied without a panel",
-                s.start(),
-                s.ask(st.P_EDIT),
-                s.done(),
+                st.P_EDIT,
             ),
             # A question is answered on its tab, then submitted on a review tab.
             s.sc(
@@ -147,7 +144,7 @@ class KimiCode(AgentSpec):
                 s.working("answered; agent working"),
                 s.done(),
             ),
-            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            *s.answers(),
             s.draft(DRAFT_IDLE),
             s.startup_dialog("trust_dialog", "the folder trust prompt", TRUST, untrusted=True),
             s.plan_mode(PLAN_IDLE),

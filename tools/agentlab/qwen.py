@@ -80,7 +80,6 @@ class Qwen(AgentSpec):
                 approved="shell confirmation approved (Yes, allow once)",
                 dialog=s.blocked(APPROVAL, "Allow execution of: 'rm'? selection"),
                 first_option="1. Yes, allow once",
-                working=s.working("approved; command running"),
             ),
             *s.interrupts(),
             s.edit_write(
@@ -90,7 +89,7 @@ class Qwen(AgentSpec):
                 between=s.working("edit approved", Cue(SPINNER, absent=APPROVAL.pattern)),
                 write=s.blocked(APPROVAL, "new-file confirmation (write_file)"),
             ),
-            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            *s.answers(),
             s.draft(DRAFT_IDLE),
             s.startup_dialog("trust_dialog", "folder trust dialog", TRUST, seed_trust=False),
             s.hooks_bash(

@@ -109,7 +109,12 @@ class Shapes:
         return self.sc("startup", desc, self.start())
 
     def text(self, desc: str = "a streamed text answer") -> Scenario:
-        return self.sc("text", desc, self.start(), self.ask(st.P_TEXT), self.done())
+        return self.plain("text", desc, st.P_TEXT)
+
+    def plain(self, name: str, desc: str, prompt: str, **options: object) -> Scenario:
+        """One turn that asks nothing: the prompt, the agent works, idle again (a setting that
+        lets a command or an edit through, an answer of some kind)."""
+        return self.sc(name, desc, self.start(), self.ask(prompt), self.done(), **options)
 
     def dialog_turn(
         self,
@@ -142,14 +147,15 @@ class Shapes:
         approved: str,
         dialog: Expect,
         first_option: str,
-        working: Expect,
+        working: Expect | None = None,
         approve: Action | None = None,
         reject: Action | None = NO_OPTION,
         esc: bool = True,
     ) -> list[Scenario]:
         """A command's approval dialog approved (Enter on its first option unless `approve`
-        says otherwise), rejected with Esc, and rejected by choosing No (`reject`; None = the
-        dialog has no such choice): bash_yes, bash_esc, bash_no. `what` the dialog is called."""
+        says otherwise; then `working`, by default the working cue), rejected with Esc, and
+        rejected by choosing No (`reject`; None = the dialog has no such choice): bash_yes,
+        bash_esc, bash_no. `what` the dialog is called."""
         out = [
             self.dialog_turn(
                 "bash_yes",
@@ -157,7 +163,7 @@ class Shapes:
                 st.P_BASH,
                 dialog,
                 approve or Keys(("Enter",), first_option),
-                working,
+                working or self.working("approved; command running"),
             )
         ]
         place = self.ui.place
@@ -288,13 +294,17 @@ class Shapes:
             self.done(),
         )
 
-    def answers(self, thinking: str, long_output: str) -> list[Scenario]:
+    def answers(
+        self,
+        thinking: str = "reasoning streamed before the answer",
+        long_output: str = "a long answer that scrolls",
+    ) -> list[Scenario]:
         """The scenarios that are one plain turn (ask, the agent answers, idle): long_output,
         thinking, ask_back."""
         start, ask, done = self.start, self.ask, self.done
         return [
-            self.sc("long_output", long_output, start(), ask(st.P_LONG), done()),
-            self.sc("thinking", thinking, start(), ask(st.P_THINK), done()),
+            self.plain("long_output", long_output, st.P_LONG),
+            self.plain("thinking", thinking, st.P_THINK),
             self.sc(
                 "ask_back",
                 "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",

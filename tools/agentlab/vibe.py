@@ -84,7 +84,6 @@ class Vibe(AgentSpec):
                     APPROVAL, "Permission for the bash tool: 1. Allow once ... 4. Deny"
                 ),
                 first_option="1. Allow once",
-                working=s.working("approved; command running"),
                 reject=PickOption(r"Deny\b", "choose 4. Deny"),
             ),
             *s.interrupts(),
@@ -107,7 +106,7 @@ class Vibe(AgentSpec):
                 Keys(("Enter",), "choose the first option"),
                 s.working("answered; agent working"),
             ),
-            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            *s.answers(),
             s.draft(DRAFT_IDLE),
             dataclasses.replace(
                 trust, files={**trust.files, "AGENTS.md": "# Agents\n\nKeep answers short.\n"}
