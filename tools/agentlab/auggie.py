@@ -128,13 +128,10 @@ class Auggie(AgentSpec):
             ),
             *s.answers("thinking summary streamed before the answer", "a long answer"),
             s.draft(DRAFT_IDLE),
-            s.dialog_turn(
-                "question",
+            s.question(
                 "ask-user question with suggested responses, answered with 1",
-                st.P_QUESTION,
                 s.blocked(QUESTION, "ask-user: Choose a response"),
                 Keys(("1",), "1) PostgreSQL"),
-                s.working("answered; agent working"),
             ),
             s.startup_dialog(
                 "onboarding", "first-run welcome (housekeeping)", ONBOARDING, first_run=True

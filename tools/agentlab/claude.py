@@ -547,13 +547,10 @@ class Claude(AgentSpec):
                 start=Expect("idle", IDLE, "startup finished in plan mode", timeout=60, settle=0.8),
                 permission_mode="plan",
             ),
-            s.dialog_turn(
-                "question",
+            s.question(
                 "AskUserQuestion dialog answered with the first option",
-                st.P_QUESTION,
                 s.blocked(QUESTION_PROMPT, "AskUserQuestion dialog"),
                 Keys(("Enter",), "select the first option"),
-                s.working("answered; agent working"),
             ),
             *s.answers(
                 "a thinking block streamed before the answer",

@@ -123,10 +123,8 @@ class Droid(AgentSpec):
                 write=s.blocked(EDIT_APPROVAL, "new-file approval"),
             ),
             *s.answers(),
-            s.dialog_turn(
-                "question",
+            s.question(
                 "AskUser questionnaire answered with its first option",
-                st.P_QUESTION,
                 s.blocked(QUESTION, "AskUser questionnaire"),
                 Keys(("Enter",), "pick the first option"),
                 [],

@@ -147,13 +147,10 @@ class GrokBuild(AgentSpec):
                 between=s.working("edit approved"),
                 write=s.blocked(PERMISSION, "Allow Edit to NOTES.md?"),
             ),
-            s.dialog_turn(
-                "question",
+            s.question(
                 "ask_user_question: a question with options, first option chosen with 1",
-                st.P_QUESTION,
                 s.blocked(QUESTION, "Which database should the app use? with its options"),
                 Keys(("1",), "1 PostgreSQL"),
-                s.working("answered; agent working"),
             ),
             s.sc(
                 "plan",

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from osf_tmux.agents.kimi import toml_entries
 from osf_tmux.agents.toml_hooks import render
-from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, cat_hook, lab_home, venv_bin
 from tools.agentlab.shapes import Shapes, Ui
@@ -81,13 +80,10 @@ class Kimi(AgentSpec):
                 between=s.working("edit approved", WORKING),
                 write=s.blocked(APPROVAL, "approval for the new NOTES.md"),
             ),
-            s.dialog_turn(
-                "question",
+            s.question(
                 "AskUserQuestion: a question with options, first option chosen",
-                st.P_QUESTION,
                 s.blocked(QUESTION, "Which database should the app use? with its options"),
                 Keys(("Enter",), "choose the first option"),
-                s.working("answered; agent working"),
             ),
             *s.answers(),
             s.draft(DRAFT_IDLE),

@@ -172,13 +172,10 @@ def scenarios(
             write=s.blocked(PERMISSION, "write permission prompt (NOTES.md)"),
             after=s.working("write approved; agent working"),
         ),
-        s.dialog_turn(
-            "question",
+        s.question(
             "the question tool: a question with numbered options, answered with 1",
-            st.P_QUESTION,
             s.blocked(QUESTION, "question dialog with numbered options"),
             Keys(("1",), "pick option 1"),
-            s.working("answered; agent working"),
         ),
         s.dialog_turn(
             "plan",

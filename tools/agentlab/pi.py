@@ -221,10 +221,8 @@ class Pi(AgentSpec):
                     Keys(("Enter",), "submit the content as it is"),
                 ],
             ),
-            s.dialog_turn(
-                "question",
+            s.question(
                 "the model asks through an extension's question tool (ctx.ui.custom)",
-                st.P_QUESTION,
                 s.blocked(QUESTION, "an extension's own question component"),
                 Keys(("Down", "Enter"), "choose SQLite"),
                 s.working("answered; the model goes on"),

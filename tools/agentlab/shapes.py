@@ -140,6 +140,20 @@ class Shapes:
             **options,
         )
 
+    def question(
+        self, desc: str, dialog: Expect, answer: Action, after: Steps | None = None
+    ) -> Scenario:
+        """The model asks a question with options (st.P_QUESTION); `answer` picks one; `after`
+        (by default the working cue) follows."""
+        return self.dialog_turn(
+            "question",
+            desc,
+            st.P_QUESTION,
+            dialog,
+            answer,
+            self.working("answered; agent working") if after is None else after,
+        )
+
     def approvals(
         self,
         *,

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from osf_tmux.agents.toml_hooks import render
 from osf_tmux.agents.vibe import toml_entries
-from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Keys, PickOption
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, cat_hook, lab_home, venv_bin
 from tools.agentlab.shapes import Shapes, Ui
@@ -98,13 +97,10 @@ class Vibe(AgentSpec):
                 ),
                 options={"agent": "ask"},
             ),
-            s.dialog_turn(
-                "question",
+            s.question(
                 "ask_user_question: a question with options, first option chosen",
-                st.P_QUESTION,
                 s.blocked(QUESTION, "Which database should the app use? with its options"),
                 Keys(("Enter",), "choose the first option"),
-                s.working("answered; agent working"),
             ),
             *s.answers(),
             s.draft(DRAFT_IDLE),
