@@ -30,14 +30,7 @@ AIDER_TURNS = (
         [
             [
                 Pause(0.5),
-                Tool(
-                    "edit",
-                    {
-                        "path": "app.py",
-                        "old": "    print('hello')",
-                        "new": "    print('hello, world')",
-                    },
-                ),
+                Tool("edit", st.GREETING),
             ]
         ],
     ),
@@ -71,14 +64,7 @@ AIDER_TURNS = (
             [
                 Pause(0.5),
                 Text("Here is the greeting, and a new notes file.\n"),
-                Tool(
-                    "edit",
-                    {
-                        "path": "app.py",
-                        "old": "    print('hello')",
-                        "new": "    print('hello, world')",
-                    },
-                ),
+                Tool("edit", st.GREETING),
                 Tool(
                     "write",
                     {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world"},

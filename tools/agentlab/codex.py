@@ -123,23 +123,13 @@ CODEX_TURNS = (
             [
                 Pause(0.8),
                 Text("I'll update app.py."),
-                Tool(
-                    "edit",
-                    {
-                        "path": "app.py",
-                        "old": "    print('hello')",
-                        "new": "    print('hello, world')",
-                    },
-                ),
+                Tool("edit", st.GREETING),
             ],
             # The pauses keep a working state visible between two approvals.
             [
                 Pause(1.0),
                 Text("Now the notes file."),
-                Tool(
-                    "write",
-                    {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world\n"},
-                ),
+                Tool("write", st.NOTES),
             ],
             [Pause(0.8), Text("Updated app.py and created NOTES.md.", chunk=6, delay=0.06)],
         ],

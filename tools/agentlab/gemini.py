@@ -104,22 +104,11 @@ GEMINI_TURNS = (
         [
             [
                 Text("I'll update app.py."),
-                Tool(
-                    "edit",
-                    {
-                        "path": "app.py",
-                        "old": "    print('hello')",
-                        "new": "    print('hello, world')",
-                        "description": "greet the world",
-                    },
-                ),
+                Tool("edit", {**st.GREETING, "description": "greet the world"}),
             ],
             [
                 Text("Now the notes file."),
-                Tool(
-                    "write",
-                    {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world\n"},
-                ),
+                Tool("write", st.NOTES),
             ],
             [Text("Updated app.py and created NOTES.md.")],
         ],

@@ -55,10 +55,7 @@ PI_TURNS = (
         [
             [
                 Text("I'll write the notes file."),
-                Tool(
-                    "write",
-                    {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world\n"},
-                ),
+                Tool("write", st.NOTES),
             ],
             [Pause(0.3), Text("NOTES.md is written.", chunk=6, delay=0.06)],
         ],

@@ -90,29 +90,22 @@ _ESSAY = (
 ) * 12
 ESSAY = Turn(P_ESSAY, [[Pause(0.3), Text(_ESSAY, chunk=6, delay=0.08)]])
 
+# The two file changes of the edit turns (neutral tool arguments): the greeting, the notes file.
+GREETING = {"path": "app.py", "old": "    print('hello')", "new": "    print('hello, world')"}
+NOTES = {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world\n"}
+
 EDIT_WRITE = Turn(
     P_EDIT,
     [
         [Text("Let me read app.py first."), Tool("read", {"path": "app.py"})],
         [
             Pause(0.5),
-            Tool(
-                "edit",
-                {
-                    "path": "app.py",
-                    "old": "    print('hello')",
-                    "new": "    print('hello, world')",
-                    "description": "greet the world",
-                },
-            ),
+            Tool("edit", {**GREETING, "description": "greet the world"}),
         ],
         [
             Pause(0.8),
             Text("Now the notes file."),
-            Tool(
-                "write",
-                {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world\n"},
-            ),
+            Tool("write", NOTES),
         ],
         [Pause(0.8), Text("Updated app.py and created NOTES.md.", chunk=6, delay=0.06)],
     ],
