@@ -262,9 +262,7 @@ class Copilot(AgentSpec):
         start_timeout=90,
         # An Enter that follows the typed text too closely is taken as part of a paste.
         submit_pause=0.5,
-        done_settle=1.2,
         done_quiet=True,
-        dialog_settle=1.5,
     )
     # 1.0.4x: the footer is the same working or not; the spinner row above the box tells.
     old_ui = dataclasses.replace(

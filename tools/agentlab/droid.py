@@ -68,9 +68,7 @@ class Droid(AgentSpec):
         working=WORKING,
         start_timeout=90,
         submit_pause=0.5,
-        done_settle=1.2,
         done_quiet=True,
-        dialog_settle=1.5,
     )
 
     def package(self) -> Path:

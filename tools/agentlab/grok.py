@@ -47,11 +47,8 @@ class Grok(AgentSpec):
     ui = Ui(
         idle=IDLE,
         working=WORKING,
-        start_timeout=60,
         submit_pause=0.5,
-        done_settle=1.2,
         done_quiet=True,
-        dialog_settle=1.5,
     )
 
     def binary(self) -> Path:
