@@ -60,3 +60,43 @@ def test_unknown_tool_is_an_error_result() -> None:
         [{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "rm"}}]
     )
     assert answer["result"]["isError"] is True
+
+
+def test_codex_tool_set_notes_and_logs(tmp_path: Path) -> None:
+    """mcp_server.py's default tool set (Codex's config): lab_note writes notes.txt in the
+    working directory, lab_lookup only reads, and every message is logged when a path is given."""
+    server = SERVER.with_name("mcp_server.py")
+    log = tmp_path / "mcp.log"
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "lab_note", "arguments": {"text": "teletypes"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "lab_lookup", "arguments": {"word": "Terminal"}},
+        },
+    ]
+    out = subprocess.run(
+        [sys.executable, str(server), str(log)],
+        input="".join(json.dumps(m) + "\n" for m in messages),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    listed, noted, looked = (json.loads(line) for line in out.stdout.splitlines())
+    tools = {t["name"]: t for t in listed["result"]["tools"]}
+    assert list(tools) == ["lab_note", "lab_lookup"]
+    assert tools["lab_note"]["annotations"]["destructiveHint"] is True
+    assert tools["lab_lookup"]["annotations"]["readOnlyHint"] is True
+    assert noted["result"]["content"][0]["text"] == "noted: teletypes"
+    assert (tmp_path / "notes.txt").read_text() == "teletypes\n"
+    assert looked["result"]["content"][0]["text"].startswith("terminal: a device")
+    assert len(log.read_text().splitlines()) == 3

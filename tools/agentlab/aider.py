@@ -30,14 +30,7 @@ AIDER_TURNS = (
         [
             [
                 Pause(0.5),
-                Tool(
-                    "edit",
-                    {
-                        "path": "app.py",
-                        "old": "    print('hello')",
-                        "new": "    print('hello, world')",
-                    },
-                ),
+                Tool("edit", st.GREETING),
             ]
         ],
     ),
@@ -71,14 +64,7 @@ AIDER_TURNS = (
             [
                 Pause(0.5),
                 Text("Here is the greeting, and a new notes file.\n"),
-                Tool(
-                    "edit",
-                    {
-                        "path": "app.py",
-                        "old": "    print('hello')",
-                        "new": "    print('hello, world')",
-                    },
-                ),
+                Tool("edit", st.GREETING),
                 Tool(
                     "write",
                     {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world"},
@@ -230,21 +216,17 @@ class Aider(AgentSpec):
                 _answer("y", "approve"),
                 s.done("second command ran; its output question was not asked"),
             ),
-            s.sc(
+            s.plain(
                 "yes_always_edit",
                 "--yes-always: 'Add file to the chat?' and 'Create new file?' answered by aider",
-                s.start(),
-                s.ask(st.P_EDIT),
-                s.done(),
+                st.P_EDIT,
                 chat_files=[],
                 args=["--yes-always"],
             ),
-            s.sc(
+            s.plain(
                 "yes_always_bash",
                 "--yes-always: 'Run shell command?' needs an explicit yes, aider answers no",
-                s.start(),
-                s.ask(st.P_BASH),
-                s.done(),
+                st.P_BASH,
                 args=["--yes-always"],
             ),
             s.sc(

@@ -128,13 +128,10 @@ class Auggie(AgentSpec):
             ),
             *s.answers("thinking summary streamed before the answer", "a long answer"),
             s.draft(DRAFT_IDLE),
-            s.dialog_turn(
-                "question",
+            s.question(
                 "ask-user question with suggested responses, answered with 1",
-                st.P_QUESTION,
                 s.blocked(QUESTION, "ask-user: Choose a response"),
                 Keys(("1",), "1) PostgreSQL"),
-                s.working("answered; agent working"),
             ),
             s.startup_dialog(
                 "onboarding", "first-run welcome (housekeeping)", ONBOARDING, first_run=True
@@ -145,14 +142,11 @@ class Auggie(AgentSpec):
                 INDEXING,
                 seed_indexing=False,
             ),
-            s.dialog_turn(
-                "hooks_bash",
-                "tool approval allowed, osf-tmux's hooks logging their payloads",
-                st.P_BASH,
+            s.hooks_bash(
+                "tool approval allowed",
                 s.blocked(APPROVAL, "Tool Approval Required, [A]llow [D]eny"),
                 approve,
                 s.working("allowed; command running"),
-                hooks=True,
             ),
         ]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shlex
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,6 +61,24 @@ def command_version(
     )
     words = out.stdout.split()
     return pick(words) if words else "unknown"
+
+
+def cat_hook(log: Path) -> str:
+    """A hook command that appends its payload (standard input) and a newline to `log`."""
+    quoted = shlex.quote(str(log))
+    return f"cat >> {quoted}; echo >> {quoted}"
+
+
+def timed_hook(log: Path) -> str:
+    """A hook command that appends its JSON payload to `log` with the time it came (the
+    capture's hooks.jsonl adds its offset in the bytes from the .timing file)."""
+    code = (
+        "import json, sys, time; p = json.load(sys.stdin); "
+        f"open({str(log)!r}, 'a').write(json.dumps("
+        "{'event': p.get('hook_event_name'), 't': round(time.time(), 3), 'payload': p})"
+        " + chr(10))"
+    )
+    return shlex.join(["python3", "-c", code])
 
 
 @dataclass(frozen=True)
@@ -119,9 +138,23 @@ class AgentSpec:
         """The scenarios, in the order `record --scenario all` plays them."""
         raise NotImplementedError
 
+    # Whether install.sh puts other releases beside the default install (`<NAME>_VERSIONS="VER"
+    # install.sh NAME` into npm-<name>-<VER>/), and the one `use_version` chose.
+    releases: ClassVar[bool] = False
+    pinned: str | None = None
+
     def use_version(self, version: str) -> None:
         """Run another installed release than the default one (`record --agent-version`)."""
-        raise SystemExit(f"{self.name}: the lab installs one version only")
+        if not self.releases:
+            raise SystemExit(f"{self.name}: the lab installs one version only")
+        prefix = self.release_prefix(version)
+        if not prefix.is_dir():
+            raise SystemExit(
+                f"{self.name} {version} is not installed in {prefix}: run "
+                f"`{self.name.upper()}_VERSIONS={version} tools/agentlab/install.sh {self.name}`"
+            )
+        self.pinned = version
+        self.__dict__.pop("_version", None)
 
     def use_config(self, options: dict[str, object]) -> None:
         """A configuration was chosen (`record --config`): an adapter whose cues depend on it
@@ -129,7 +162,11 @@ class AgentSpec:
 
     def version_pinned(self) -> bool:
         """Whether `use_version` chose a release other than the default install."""
-        return False
+        return self.pinned is not None
+
+    def release_prefix(self, version: str) -> Path:
+        """Where install.sh puts a release other than the default one."""
+        return lab_home() / f"npm-{self.name}-{version}"
 
     # Provided ---------------------------------------------------------------------------------
     def version(self) -> str:

@@ -477,20 +477,8 @@ class Claude(AgentSpec):
     }
     # A release other than the default install (`record --agent-version`, or the
     # OSF_LAB_CLAUDE_VERSION variable): install.sh's CLAUDE_VERSIONS puts it in npm-claude-<VER>.
+    releases = True
     pinned: str | None = os.environ.get("OSF_LAB_CLAUDE_VERSION") or None
-
-    def use_version(self, version: str) -> None:
-        prefix = lab_home() / f"npm-claude-{version}"
-        if not prefix.is_dir():
-            raise SystemExit(
-                f"claude {version} is not installed in {prefix}: run "
-                f"`CLAUDE_VERSIONS={version} tools/agentlab/install.sh claude`"
-            )
-        self.pinned = version
-        self.__dict__.pop("_version", None)
-
-    def version_pinned(self) -> bool:
-        return self.pinned is not None
 
     def use_config(self, options: dict[str, object]) -> None:
         if options.get("statusline"):
@@ -508,7 +496,7 @@ class Claude(AgentSpec):
             self.ui = dataclasses.replace(self.ui, done_quiet=True, done_still=NOTITLE_STILL)
 
     def binary(self) -> Path:
-        prefix = lab_home() / (f"npm-claude-{self.pinned}" if self.pinned else "npm")
+        prefix = self.release_prefix(self.pinned) if self.pinned else lab_home() / "npm"
         modules = prefix / "node_modules" / "@anthropic-ai"
         # The native binary lives in the platform package; the wrapper's postinstall (which
         # would copy it into claude-code/bin) may not have run. Releases before ~2.1.100 ship
@@ -539,7 +527,6 @@ class Claude(AgentSpec):
                 approved="Bash permission prompt approved with option 1",
                 dialog=s.blocked(BASH_PROMPT, "Bash permission prompt"),
                 first_option="select 1. Yes",
-                working=s.working("approved; command running"),
             ),
             *s.interrupts(),
             s.edit_write(
@@ -560,13 +547,10 @@ class Claude(AgentSpec):
                 start=Expect("idle", IDLE, "startup finished in plan mode", timeout=60, settle=0.8),
                 permission_mode="plan",
             ),
-            s.dialog_turn(
-                "question",
+            s.question(
                 "AskUserQuestion dialog answered with the first option",
-                st.P_QUESTION,
                 s.blocked(QUESTION_PROMPT, "AskUserQuestion dialog"),
                 Keys(("Enter",), "select the first option"),
-                s.working("answered; agent working"),
             ),
             *s.answers(
                 "a thinking block streamed before the answer",
@@ -714,12 +698,10 @@ class Claude(AgentSpec):
                 s.done(),
                 bypass=True,
             ),
-            s.sc(
+            s.plain(
                 "acceptedits_edit",
                 "--permission-mode acceptEdits: an edit and a new file, no dialog",
-                s.start(),
-                s.ask(st.P_EDIT),
-                s.done(),
+                st.P_EDIT,
                 permission_mode="acceptEdits",
             ),
             s.sc(
@@ -732,12 +714,10 @@ class Claude(AgentSpec):
                 s.done("rejected with Esc; back at the prompt"),
                 permission_mode="acceptEdits",
             ),
-            s.sc(
+            s.plain(
                 "auto_bash",
                 "--permission-mode auto: a command in the project runs unasked",
-                s.start(),
-                s.ask(st.P_BASH),
-                s.done(),
+                st.P_BASH,
                 permission_mode="auto",
             ),
             s.sc(
@@ -819,13 +799,11 @@ class Claude(AgentSpec):
                     server_quiet=True,
                 ),
             ),
-            s.sc(
+            s.plain(
                 "auto_denied",
                 "--permission-mode auto, a release whose classifier decides alone (2.1.1xx): "
                 "a risky command is denied without a dialog, Claude goes on, the turn ends",
-                s.start(),
-                s.ask(P_RISKY),
-                s.done(),
+                P_RISKY,
                 permission_mode="auto",
             ),
             s.sc(

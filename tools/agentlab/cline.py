@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Keys
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
 from tools.agentlab.dialect import Dialect, ToolShape
@@ -68,7 +67,6 @@ class Cline(AgentSpec):
                 approved="tool approval for run_commands approved with y",
                 dialog=s.blocked(APPROVAL, "Cline needs permission: Approve tool call?"),
                 first_option="press y",
-                working=s.working("approved; command running"),
                 approve=Keys(("y",), "press y (Approve)"),
                 reject=Keys(("n",), "press n (Deny)"),
             ),
@@ -81,13 +79,10 @@ class Cline(AgentSpec):
                 between=s.working("edit approved; agent working"),
                 write=s.blocked(APPROVAL, "tool approval for the new file"),
             ),
-            s.dialog_turn(
-                "question",
+            s.question(
                 "ask_question dialog answered with option 1",
-                st.P_QUESTION,
                 s.blocked(QUESTION, "Cline is asking a question: options and a response field"),
                 Keys(("1",), "press 1 (first option)"),
-                s.working("answered; agent working"),
             ),
             *s.answers(
                 "a reasoning block streamed before the answer",

@@ -123,23 +123,13 @@ CODEX_TURNS = (
             [
                 Pause(0.8),
                 Text("I'll update app.py."),
-                Tool(
-                    "edit",
-                    {
-                        "path": "app.py",
-                        "old": "    print('hello')",
-                        "new": "    print('hello, world')",
-                    },
-                ),
+                Tool("edit", st.GREETING),
             ],
             # The pauses keep a working state visible between two approvals.
             [
                 Pause(1.0),
                 Text("Now the notes file."),
-                Tool(
-                    "write",
-                    {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world\n"},
-                ),
+                Tool("write", st.NOTES),
             ],
             [Pause(0.8), Text("Updated app.py and created NOTES.md.", chunk=6, delay=0.06)],
         ],
@@ -163,25 +153,16 @@ class Codex(AgentSpec):
 
     # A release other than the default install (`record --agent-version`, or the
     # OSF_LAB_CODEX_VERSION variable): install.sh's CODEX_VERSIONS puts it in npm-codex-<VER>.
+    releases = True
     pinned: str | None = os.environ.get("OSF_LAB_CODEX_VERSION") or None
 
     def use_version(self, version: str) -> None:
-        prefix = lab_home() / f"npm-codex-{version}"
-        if not prefix.is_dir():
-            raise SystemExit(
-                f"codex {version} is not installed in {prefix}: run "
-                f"`CODEX_VERSIONS={version} tools/agentlab/install.sh codex`"
-            )
-        self.pinned = version
+        super().use_version(version)
         self.ui = dataclasses.replace(self.ui, idle=COMPOSER_ROW)
-        for cached in ("_version", "_daemon_args"):
-            self.__dict__.pop(cached, None)
-
-    def version_pinned(self) -> bool:
-        return self.pinned is not None
+        self.__dict__.pop("_daemon_args", None)
 
     def _vendor(self) -> Path:
-        prefix = lab_home() / (f"npm-codex-{self.pinned}" if self.pinned else "npm")
+        prefix = self.release_prefix(self.pinned) if self.pinned else lab_home() / "npm"
         base = prefix / "node_modules" / "@openai"
         # 0.17x: vendor/<triple>/bin/codex next to codex-path/ in the platform package;
         # 0.100 .. 0.16x: vendor/<triple>/codex/codex next to path/ (rg) there; before ~0.100
@@ -236,7 +217,6 @@ class Codex(AgentSpec):
                 approved="command approval (escalation request) approved",
                 dialog=s.blocked(APPROVAL, "command approval prompt"),
                 first_option="1. Yes, proceed",
-                working=s.working("approved; command running"),
             ),
             *s.interrupts(Expect("idle", STREAMING, STREAMING_NOTE, settle=1.5)),
             s.edit_write(
@@ -314,28 +294,22 @@ class Codex(AgentSpec):
                 ),
             ),
             *self.stale_status(s),
-            s.sc(
+            s.plain(
                 "full_auto_edit",
                 "--sandbox workspace-write (what --full-auto was): edit and new file, no dialog",
-                s.start(),
-                s.ask(st.P_EDIT),
-                s.done(),
+                st.P_EDIT,
                 args=["--sandbox", "workspace-write", "--ask-for-approval", "on-request"],
             ),
-            s.sc(
+            s.plain(
                 "bypass_bash",
                 "--dangerously-bypass-approvals-and-sandbox: the command runs unasked",
-                s.start(),
-                s.ask(st.P_BASH),
-                s.done(),
+                st.P_BASH,
                 args=["--dangerously-bypass-approvals-and-sandbox"],
             ),
-            s.sc(
+            s.plain(
                 "never_bash",
                 "--ask-for-approval never: the escalation is refused without a dialog",
-                s.start(),
-                s.ask(st.P_BASH),
-                s.done(),
+                st.P_BASH,
                 args=["--ask-for-approval", "never"],
             ),
             s.sc(

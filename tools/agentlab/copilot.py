@@ -253,7 +253,7 @@ class Copilot(AgentSpec):
     dialect = FORM_DIALECT
     # Another release than the default install: install.sh's COPILOT_VERSIONS puts it in
     # npm-copilot-<VER>/ (`record --agent-version VER`).
-    release: str | None = None
+    releases = True
 
     ui = Ui(
         idle=IDLE,
@@ -262,9 +262,7 @@ class Copilot(AgentSpec):
         start_timeout=90,
         # An Enter that follows the typed text too closely is taken as part of a paste.
         submit_pause=0.5,
-        done_settle=1.2,
         done_quiet=True,
-        dialog_settle=1.5,
     )
     # 1.0.4x: the footer is the same working or not; the spinner row above the box tells.
     old_ui = dataclasses.replace(
@@ -278,7 +276,7 @@ class Copilot(AgentSpec):
     )
 
     def prefix(self) -> Path:
-        return lab_home() / (f"npm-copilot-{self.release}" if self.release else "npm-copilot")
+        return self.release_prefix(self.pinned) if self.pinned else lab_home() / "npm-copilot"
 
     def package(self) -> Path:
         return self.prefix() / "node_modules" / "@github" / "copilot"
@@ -286,18 +284,6 @@ class Copilot(AgentSpec):
     def binary(self) -> Path:
         # What npm links for the package: the node loader, which starts the platform binary.
         return self.prefix() / "node_modules" / ".bin" / "copilot"
-
-    def use_version(self, version: str) -> None:
-        self.release = version
-        if not self.prefix().is_dir():
-            raise SystemExit(
-                f"copilot {version} is not installed in {self.prefix()}: run "
-                f"`COPILOT_VERSIONS={version} tools/agentlab/install.sh copilot`"
-            )
-        self.__dict__.pop("_version", None)
-
-    def version_pinned(self) -> bool:
-        return self.release is not None
 
     def read_version(self) -> str:
         return package_version(self.package() / "package.json")
@@ -313,9 +299,9 @@ class Copilot(AgentSpec):
         for old)."""
         if takes_choices(self.package()):
             return True
-        if self.release is None:
+        if self.pinned is None:
             return False
-        numbers = tuple(int(p) if p.isdigit() else 0 for p in self.release.split(".")[:3])
+        numbers = tuple(int(p) if p.isdigit() else 0 for p in self.pinned.split(".")[:3])
         return numbers < (1, 0, 100)
 
     def scenarios(self) -> dict[str, Scenario]:

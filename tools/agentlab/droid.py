@@ -5,16 +5,21 @@ model."""
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 from typing import Any
 
 from osf_tmux.agents.hooks import hooks_table
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, package_version
+from tools.agentlab.base import (
+    AgentSpec,
+    RunDirs,
+    Scenario,
+    lab_home,
+    package_version,
+    timed_hook,
+)
 from tools.agentlab.dialect import Dialect, ToolShape
-from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
 # The input box is pinned at the bottom: the mode row above it ("Auto (Off) · all actions require
@@ -40,19 +45,8 @@ AUTONOMY = Cue(r"(?s)Proceed with Manual Approvals.*Proceed with High autonomy.*
 SPEC_IDLE = Cue(r"Spec", absent=STOP_HINT + "|" + HINT_ROW, tail=6)
 DRAFT_IDLE = Cue(r"│ > Do you want to proceed", absent=STOP_HINT)
 
+EXECUTING = Expect("working", Cue(r"Executing", absent=HINT_ROW), "command running", settle=1.5)
 STREAMING = Expect(None, Cue(r"Streaming\.\.\."), "answer streaming (not shown yet)", settle=3.0)
-
-P_SLOW = "run the slow check"
-SLOW = Turn(
-    P_SLOW,
-    [
-        [
-            Text("Running the slow check."),
-            Tool("bash", {"command": "sleep 20; echo done", "description": "Run the slow check"}),
-        ],
-        [Pause(0.3), Text("The slow check finished.", chunk=6, delay=0.06)],
-    ],
-)
 
 
 def _questionnaire(a: dict[str, Any]) -> dict[str, Any]:
@@ -67,16 +61,14 @@ def _questionnaire(a: dict[str, Any]) -> dict[str, Any]:
 class Droid(AgentSpec):
     name = "droid"
     folder = "droid"  # captures/droid-<version>-lab
-    turns = (SLOW,)
+    turns = (st.SLOW,)
     dialect = Dialect(tools={"question": ToolShape("AskUser", _questionnaire)})
     ui = Ui(
         idle=IDLE,
         working=WORKING,
         start_timeout=90,
         submit_pause=0.5,
-        done_settle=1.2,
         done_quiet=True,
-        dialog_settle=1.5,
     )
 
     def package(self) -> Path:
@@ -98,22 +90,9 @@ class Droid(AgentSpec):
                 approved="command approval answered with Yes, allow",
                 dialog=s.blocked(APPROVAL, "Command to approve"),
                 first_option="Yes, allow",
-                working=s.working("approved; command running"),
                 reject=Keys(("Up", "Enter"), "No, cancel (the last choice)"),
             ),
-            s.sc(
-                "bash_interrupt",
-                "a command approved, then interrupted with Esc while it runs",
-                s.start(),
-                s.ask(P_SLOW),
-                s.blocked(APPROVAL, "Command to approve"),
-                approve,
-                Expect(
-                    "working", Cue(r"Executing", absent=HINT_ROW), "command running", settle=1.5
-                ),
-                Keys(("Escape",), "interrupt with Esc"),
-                s.back("interrupted; back at the input box"),
-            ),
+            s.bash_interrupt(s.blocked(APPROVAL, "Command to approve"), approve, EXECUTING),
             # Droid shows an answer only once it is complete (the spinner row reads
             # "Streaming..." meanwhile): the interrupts wait for that row, then a while.
             *s.interrupts(STREAMING, keys=("Escape",)),
@@ -141,11 +120,9 @@ class Droid(AgentSpec):
                 between=s.working("edit approved", Cue(STOP_HINT, absent=HINT_ROW)),
                 write=s.blocked(EDIT_APPROVAL, "new-file approval"),
             ),
-            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
-            s.dialog_turn(
-                "question",
+            *s.answers(),
+            s.question(
                 "AskUser questionnaire answered with its first option",
-                st.P_QUESTION,
                 s.blocked(QUESTION, "AskUser questionnaire"),
                 Keys(("Enter",), "pick the first option"),
                 [],
@@ -168,14 +145,8 @@ class Droid(AgentSpec):
             ),
             s.draft(DRAFT_IDLE),
             s.startup_dialog("trust_dialog", "folder trust dialog", TRUST, seed_trust=False),
-            s.dialog_turn(
-                "hooks_bash",
-                "command approval answered, osf-tmux's hooks logging their payloads",
-                st.P_BASH,
-                s.blocked(APPROVAL, "Command to approve"),
-                approve,
-                s.working("approved; command running"),
-                hooks=True,
+            s.hooks_bash(
+                "command approval answered", s.blocked(APPROVAL, "Command to approve"), approve
             ),
             s.dialog_turn(
                 "hooks_launch",
@@ -215,16 +186,7 @@ class Droid(AgentSpec):
         (factory / "settings.json").write_text(json.dumps(settings, indent=2))
         argv = [str(self.binary())]
         if scenario.options.get("hooks"):
-            # Each payload with the time it came (the capture's hooks.jsonl adds its offset in
-            # the bytes from the .timing file).
-            log = str(dirs.root / "hooks.jsonl")
-            code = (
-                "import json, sys, time; p = json.load(sys.stdin); "
-                f"open({log!r}, 'a').write(json.dumps("
-                "{'event': p.get('hook_event_name'), 't': round(time.time(), 3), 'payload': p})"
-                " + chr(10))"
-            )
-            table = hooks_table("droid", command=shlex.join(["python3", "-c", code]))
+            table = hooks_table("droid", command=timed_hook(dirs.root / "hooks.jsonl"))
             if scenario.options["hooks"] == "settings":
                 # `--settings FILE`: a runtime settings file for this process only.
                 runtime = dirs.root / "runtime-settings.json"

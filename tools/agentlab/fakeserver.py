@@ -205,7 +205,21 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError) as e:
                 raise _Gone from e
 
+        def _typed(self, data: Json) -> None:
+            """An event whose SSE event name is its own `type` (Anthropic, Responses)."""
+            self._sse(data, str(data["type"]))
+
         # -- Anthropic Messages ----------------------------------------------------------------
+        def _block_start(self, index: int, block: Json) -> None:
+            self._typed({"type": "content_block_start", "index": index, "content_block": block})
+
+        def _block_deltas(self, index: int, deltas: list[Json], delay: float) -> None:
+            """Each delta of a content block after `delay` seconds (none for 0)."""
+            for delta in deltas:
+                if delay:
+                    time.sleep(delay)
+                self._typed({"type": "content_block_delta", "index": index, "delta": delta})
+
         def _anthropic(self, body: Json) -> None:
             reply = _anthropic_reply(server, body)
             server.log({"route": "anthropic", "reply": [repr(s)[:80] for s in reply]})
@@ -216,7 +230,7 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 return
             self._sse_start()
             msg_id = "msg_" + uuid.uuid4().hex[:24]
-            self._sse(
+            self._typed(
                 {
                     "type": "message_start",
                     "message": {
@@ -229,93 +243,42 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                         "stop_sequence": None,
                         "usage": {"input_tokens": 50, "output_tokens": 1},
                     },
-                },
-                "message_start",
+                }
             )
             has_tool = False
             for index, step in enumerate(reply):
                 if isinstance(step, Pause):
                     time.sleep(step.seconds)
-                    self._sse({"type": "ping"}, "ping")
+                    self._typed({"type": "ping"})
                     continue
                 if isinstance(step, Text):
-                    self._sse(
-                        {
-                            "type": "content_block_start",
-                            "index": index,
-                            "content_block": {"type": "text", "text": ""},
-                        },
-                        "content_block_start",
-                    )
-                    for piece in chunks(step.text, step.chunk):
-                        time.sleep(step.delay)
-                        self._sse(
-                            {
-                                "type": "content_block_delta",
-                                "index": index,
-                                "delta": {"type": "text_delta", "text": piece},
-                            },
-                            "content_block_delta",
-                        )
+                    self._block_start(index, {"type": "text", "text": ""})
+                    pieces = chunks(step.text, step.chunk)
+                    deltas = [{"type": "text_delta", "text": p} for p in pieces]
+                    self._block_deltas(index, deltas, step.delay)
                 elif isinstance(step, Thinking):
-                    self._sse(
-                        {
-                            "type": "content_block_start",
-                            "index": index,
-                            "content_block": {"type": "thinking", "thinking": "", "signature": ""},
-                        },
-                        "content_block_start",
-                    )
-                    for piece in chunks(step.text, step.chunk):
-                        time.sleep(step.delay)
-                        self._sse(
-                            {
-                                "type": "content_block_delta",
-                                "index": index,
-                                "delta": {"type": "thinking_delta", "thinking": piece},
-                            },
-                            "content_block_delta",
-                        )
-                    self._sse(
-                        {
-                            "type": "content_block_delta",
-                            "index": index,
-                            "delta": {
-                                "type": "signature_delta",
-                                "signature": "fakesig" + uuid.uuid4().hex,
-                            },
-                        },
-                        "content_block_delta",
-                    )
+                    self._block_start(index, {"type": "thinking", "thinking": "", "signature": ""})
+                    pieces = chunks(step.text, step.chunk)
+                    deltas = [{"type": "thinking_delta", "thinking": p} for p in pieces]
+                    self._block_deltas(index, deltas, step.delay)
+                    signature = {
+                        "type": "signature_delta",
+                        "signature": "fakesig" + uuid.uuid4().hex,
+                    }
+                    self._block_deltas(index, [signature], 0.0)
                 elif isinstance(step, Tool):
                     has_tool = True
                     name, args = _anthropic_tool(server, step, offered)
-                    self._sse(
-                        {
-                            "type": "content_block_start",
-                            "index": index,
-                            "content_block": {
-                                "type": "tool_use",
-                                "id": "toolu_" + uuid.uuid4().hex[:24],
-                                "name": name,
-                                "input": {},
-                            },
-                        },
-                        "content_block_start",
+                    tool_id = "toolu_" + uuid.uuid4().hex[:24]
+                    self._block_start(
+                        index, {"type": "tool_use", "id": tool_id, "name": name, "input": {}}
                     )
                     payload = json.dumps(args)
-                    for piece in chunks(payload, max(1, len(payload) // 2 + 1)):
-                        time.sleep(0.05)
-                        self._sse(
-                            {
-                                "type": "content_block_delta",
-                                "index": index,
-                                "delta": {"type": "input_json_delta", "partial_json": piece},
-                            },
-                            "content_block_delta",
-                        )
-                self._sse({"type": "content_block_stop", "index": index}, "content_block_stop")
-            self._sse(
+                    pieces = chunks(payload, max(1, len(payload) // 2 + 1))
+                    deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces]
+                    self._block_deltas(index, deltas, 0.05)
+                self._typed({"type": "content_block_stop", "index": index})
+            self._typed(
                 {
                     "type": "message_delta",
                     "delta": {
@@ -323,10 +286,9 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                         "stop_sequence": None,
                     },
                     "usage": {"output_tokens": 40},
-                },
-                "message_delta",
+                }
             )
-            self._sse({"type": "message_stop"}, "message_stop")
+            self._typed({"type": "message_stop"})
 
         # -- OpenAI Responses (Codex) ----------------------------------------------------------
         def _responses(self, body: Json) -> None:
@@ -342,7 +304,7 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 "model": body.get("model", "gpt-fake"),
                 "output": [],
             }
-            self._sse({"type": "response.created", "response": base}, "response.created")
+            self._typed({"type": "response.created", "response": base})
             out = 0
             for step in reply:
                 if isinstance(step, Pause):
@@ -350,27 +312,25 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                     continue
                 if isinstance(step, Thinking):
                     item_id = "rs_" + uuid.uuid4().hex[:24]
-                    self._sse(
+                    self._typed(
                         {
                             "type": "response.output_item.added",
                             "output_index": out,
                             "item": {"type": "reasoning", "id": item_id, "summary": []},
-                        },
-                        "response.output_item.added",
+                        }
                     )
                     for piece in chunks(step.text, step.chunk):
                         time.sleep(step.delay)
-                        self._sse(
+                        self._typed(
                             {
                                 "type": "response.reasoning_summary_text.delta",
                                 "item_id": item_id,
                                 "output_index": out,
                                 "summary_index": 0,
                                 "delta": piece,
-                            },
-                            "response.reasoning_summary_text.delta",
+                            }
                         )
-                    self._sse(
+                    self._typed(
                         {
                             "type": "response.output_item.done",
                             "output_index": out,
@@ -379,12 +339,11 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                                 "id": item_id,
                                 "summary": [{"type": "summary_text", "text": step.text}],
                             },
-                        },
-                        "response.output_item.done",
+                        }
                     )
                 elif isinstance(step, Text):
                     item_id = "msg_" + uuid.uuid4().hex[:24]
-                    self._sse(
+                    self._typed(
                         {
                             "type": "response.output_item.added",
                             "output_index": out,
@@ -395,32 +354,29 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                                 "status": "in_progress",
                                 "content": [],
                             },
-                        },
-                        "response.output_item.added",
+                        }
                     )
-                    self._sse(
+                    self._typed(
                         {
                             "type": "response.content_part.added",
                             "item_id": item_id,
                             "output_index": out,
                             "content_index": 0,
                             "part": {"type": "output_text", "text": "", "annotations": []},
-                        },
-                        "response.content_part.added",
+                        }
                     )
                     for piece in chunks(step.text, step.chunk):
                         time.sleep(step.delay)
-                        self._sse(
+                        self._typed(
                             {
                                 "type": "response.output_text.delta",
                                 "item_id": item_id,
                                 "output_index": out,
                                 "content_index": 0,
                                 "delta": piece,
-                            },
-                            "response.output_text.delta",
+                            }
                         )
-                    self._sse(
+                    self._typed(
                         {
                             "type": "response.output_item.done",
                             "output_index": out,
@@ -433,26 +389,23 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                                     {"type": "output_text", "text": step.text, "annotations": []}
                                 ],
                             },
-                        },
-                        "response.output_item.done",
+                        }
                     )
                 elif isinstance(step, Tool):
                     item = _codex_tool(server, step, tools)
                     time.sleep(0.1)
-                    self._sse(
+                    self._typed(
                         {
                             "type": "response.output_item.added",
                             "output_index": out,
                             "item": {**item, "status": "in_progress"},
-                        },
-                        "response.output_item.added",
+                        }
                     )
-                    self._sse(
-                        {"type": "response.output_item.done", "output_index": out, "item": item},
-                        "response.output_item.done",
+                    self._typed(
+                        {"type": "response.output_item.done", "output_index": out, "item": item}
                     )
                 out += 1
-            self._sse(
+            self._typed(
                 {
                     "type": "response.completed",
                     "response": {
@@ -466,8 +419,7 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                             "total_tokens": 90,
                         },
                     },
-                },
-                "response.completed",
+                }
             )
 
         # -- Gemini ------------------------------------------------------------------------------

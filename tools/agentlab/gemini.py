@@ -104,22 +104,11 @@ GEMINI_TURNS = (
         [
             [
                 Text("I'll update app.py."),
-                Tool(
-                    "edit",
-                    {
-                        "path": "app.py",
-                        "old": "    print('hello')",
-                        "new": "    print('hello, world')",
-                        "description": "greet the world",
-                    },
-                ),
+                Tool("edit", {**st.GREETING, "description": "greet the world"}),
             ],
             [
                 Text("Now the notes file."),
-                Tool(
-                    "write",
-                    {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world\n"},
-                ),
+                Tool("write", st.NOTES),
             ],
             [Text("Updated app.py and created NOTES.md.")],
         ],
@@ -207,7 +196,6 @@ class Gemini(AgentSpec):
                 approved="shell confirmation approved (Allow once)",
                 dialog=s.blocked(APPROVAL, "shell confirmation"),
                 first_option="1. Allow once",
-                working=s.working("approved; command running"),
             ),
             *s.interrupts(),
             s.edit_write(
@@ -228,20 +216,16 @@ class Gemini(AgentSpec):
         """What users change: YOLO and auto-edit approval modes, /rewind (checkpoints)."""
         auto_edit = ["--approval-mode", "auto_edit"]
         return [
-            s.sc(
+            s.plain(
                 "yolo_bash",
                 "--yolo: the shell command runs without a confirmation",
-                s.start(),
-                s.ask(st.P_BASH),
-                s.done(),
+                st.P_BASH,
                 args=["--yolo"],
             ),
-            s.sc(
+            s.plain(
                 "auto_edit_write",
                 "--approval-mode auto_edit: the edit and the new file go through unasked",
-                s.start(),
-                s.ask(st.P_EDIT),
-                s.done(),
+                st.P_EDIT,
                 args=auto_edit,
             ),
             s.dialog_turn(

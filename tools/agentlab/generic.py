@@ -34,6 +34,17 @@ def at_prompt(note: str) -> Expect:
     return Expect("idle", SHELL_PROMPT, note, timeout=30, settle=SETTLE_IDLE)
 
 
+def asks(question: str, note: str, timeout: float = 30.0) -> Expect:
+    """A question on the last row, the cursor after it: `question` is a regex of its end."""
+    return Expect("blocked", Cue(question + "$", tail=1), note, timeout=timeout)
+
+
+def back_at_prompt(after: str, note: str) -> Expect:
+    """The shell prompt again, right under the program's last line (a regex: `after`)."""
+    cue = Cue(after + r"\n" + SHELL_PROMPT.pattern[1:], tail=2)
+    return Expect("idle", cue, note, settle=SETTLE_IDLE)
+
+
 def run(command: str, note: str) -> list[Action]:
     """Typed a key at a time, as a person types: a keystroke echoed at the cursor is not
     output (judge/output_flow.py), a whole line arriving at once is."""
@@ -125,19 +136,13 @@ PROGRAMS: dict[str, GenericProgram] = {
                 Expect(
                     "working", Cue(r"^Reading package lists"), "apt-get reads its lists", timeout=60
                 ),
-                Expect(
-                    "blocked",
-                    Cue(r"Do you want to continue\? \[Y/n\]$", tail=1),
+                asks(
+                    r"Do you want to continue\? \[Y/n\]",
                     "Do you want to continue? [Y/n]",
                     timeout=60,
                 ),
                 answer("n", "no: nothing is installed"),
-                Expect(
-                    "idle",
-                    Cue(r"^Abort\.\n" + SHELL_PROMPT.pattern[1:], tail=2),
-                    "aborted, back at the shell prompt",
-                    settle=SETTLE_IDLE,
-                ),
+                back_at_prompt(r"^Abort\.", "aborted, back at the shell prompt"),
             ],
         ),
     ),
@@ -150,19 +155,12 @@ PROGRAMS: dict[str, GenericProgram] = {
             [
                 at_prompt("shell prompt"),
                 run("printf 'one more line\\n' >> notes.txt && git add -p", "change, add -p"),
-                Expect(
-                    "blocked",
-                    Cue(r"Stage this hunk \[y,n,q,a,d,e,\?\]\?$", tail=1),
-                    "Stage this hunk [y,n,q,a,d,e,?]?",
-                ),
+                asks(r"Stage this hunk \[y,n,q,a,d,e,\?\]\?", "Stage this hunk [y,n,q,a,d,e,?]?"),
                 answer("y", "stage it"),
                 at_prompt("staged, back at the shell prompt"),
                 run("git diff --cached --stat", "show what is staged"),
-                Expect(
-                    "idle",
-                    Cue(r"1 file changed[^\n]*\n" + SHELL_PROMPT.pattern[1:], tail=2),
-                    "the stat printed, back at the shell prompt",
-                    settle=SETTLE_IDLE,
+                back_at_prompt(
+                    r"1 file changed[^\n]*", "the stat printed, back at the shell prompt"
                 ),
             ],
             files={"notes.txt": "first line\n"},
@@ -177,25 +175,17 @@ PROGRAMS: dict[str, GenericProgram] = {
             [
                 at_prompt("shell prompt"),
                 run("ssh-keygen -t ed25519 -C lab -f ./lab_key", "a key over an existing file"),
-                Expect("blocked", Cue(r"Overwrite \(y/n\)\?$", tail=1), "Overwrite (y/n)?"),
+                asks(r"Overwrite \(y/n\)\?", "Overwrite (y/n)?"),
                 answer("y", "overwrite"),
-                Expect(
-                    "blocked",
-                    Cue(r"Enter passphrase[^\n]*\(empty for no passphrase\):$", tail=1),
+                asks(
+                    r"Enter passphrase[^\n]*\(empty for no passphrase\):",
                     "Enter passphrase (empty for no passphrase):",
                 ),
                 secret("lab-secret", "type a passphrase (not echoed)"),
-                Expect(
-                    "blocked",
-                    Cue(r"Enter same passphrase again:$", tail=1),
-                    "Enter same passphrase again:",
-                ),
+                asks(r"Enter same passphrase again:", "Enter same passphrase again:"),
                 secret("lab-secret", "type it again"),
-                Expect(
-                    "idle",
-                    Cue(r"\+----\[SHA256\]-----\+\n" + SHELL_PROMPT.pattern[1:], tail=2),
-                    "key written (randomart), back at the shell prompt",
-                    settle=SETTLE_IDLE,
+                back_at_prompt(
+                    r"\+----\[SHA256\]-----\+", "key written (randomart), back at the shell prompt"
                 ),
             ],
             files={"lab_key": "not a key yet\n"},
@@ -212,32 +202,18 @@ PROGRAMS: dict[str, GenericProgram] = {
                 at_prompt("shell prompt"),
                 run("bash ask.sh", "run the script"),
                 Expect("working", Cue(r"^checked file 1 of 5$", tail=1), "the script prints"),
-                Expect(
-                    "blocked",
-                    Cue(r"Apply the changes\? \[y/N\]$", tail=1),
-                    "read -p: Apply the changes? [y/N]",
-                ),
+                asks(r"Apply the changes\? \[y/N\]", "read -p: Apply the changes? [y/N]"),
                 answer("y", "yes"),
                 Expect("blocked", Cue(r"3\) release\n#\?$", tail=2), "select: a numbered menu, #?"),
                 answer("2", "pick develop"),
-                Expect(
-                    "blocked",
-                    Cue(r"Press Enter to continue\.\.\.$", tail=1),
-                    "Press Enter to continue...",
-                ),
+                asks(r"Press Enter to continue\.\.\.", "Press Enter to continue..."),
                 answer("", "Enter"),
-                Expect(
-                    "blocked",
-                    Cue(r"Upload the report too\? \(y/n\)$", tail=1),
+                asks(
+                    r"Upload the report too\? \(y/n\)",
                     "python input(): Upload the report too? (y/n)",
                 ),
                 answer("n", "no"),
-                Expect(
-                    "idle",
-                    Cue(r"^all done\n" + SHELL_PROMPT.pattern[1:], tail=2),
-                    "the script ended, back at the shell prompt",
-                    settle=SETTLE_IDLE,
-                ),
+                back_at_prompt(r"^all done", "the script ended, back at the shell prompt"),
             ],
             files={"ask.sh": ASK_SCRIPT},
         ),

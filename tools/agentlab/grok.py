@@ -9,7 +9,6 @@ from pathlib import Path
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, Sleep, Type
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
-from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
 # The input box (a round box, "│ ❯ Ask me anything... │") and the mode footer under it
@@ -29,18 +28,6 @@ CONFIRM = Cue(
 FEEDBACK = Cue(r"Type your feedback and press Enter, or press Escape to go back")
 DRAFT_IDLE = Cue(r"│ ❯ Do you want to proceed", absent=SPINNER)
 
-P_SLOW = "run the slow check"
-SLOW = Turn(
-    P_SLOW,
-    [
-        [
-            Text("Running the slow check."),
-            Tool("bash", {"command": "sleep 20; echo done", "description": "Run the slow check"}),
-        ],
-        [Pause(0.3), Text("The slow check finished.", chunk=6, delay=0.06)],
-    ],
-)
-
 
 def _keys(*keys: str, note: str) -> list[Action]:
     """Keys one by one: Ink reads an arrow and an Enter that arrive in one read as one unknown
@@ -56,15 +43,12 @@ def _keys(*keys: str, note: str) -> list[Action]:
 class Grok(AgentSpec):
     name = "grok"
     folder = "grok"  # captures/grok-<version>-lab
-    turns = (SLOW,)
+    turns = (st.SLOW,)
     ui = Ui(
         idle=IDLE,
         working=WORKING,
-        start_timeout=60,
         submit_pause=0.5,
-        done_settle=1.2,
         done_quiet=True,
-        dialog_settle=1.5,
     )
 
     def binary(self) -> Path:
@@ -86,7 +70,6 @@ class Grok(AgentSpec):
                 approved="confirmation answered with 1. Yes",
                 dialog=s.blocked(CONFIRM, "Do you want to proceed with this operation?"),
                 first_option="1. Yes",
-                working=s.working("approved; command running"),
                 reject=None,  # bash_no below: the keys go one by one
             ),
             s.sc(
@@ -112,18 +95,12 @@ class Grok(AgentSpec):
                 Keys(("Enter",), "send the feedback"),
                 s.done("rejected with feedback; back at the input box"),
             ),
-            s.sc(
-                "bash_interrupt",
-                "a command approved, then interrupted with Esc while it runs",
-                s.start(),
-                s.ask(P_SLOW),
+            s.bash_interrupt(
                 s.blocked(CONFIRM, "Do you want to proceed with this operation?"),
                 approve,
                 Expect(
                     "working", Cue(r"Executing", absent=HINT_ROW), "command running", settle=1.5
                 ),
-                Keys(("Escape",), "interrupt with Esc"),
-                s.back("interrupted; back at the input box"),
             ),
             *s.interrupts(keys=("Escape",)),
             s.edit_write(
@@ -133,7 +110,7 @@ class Grok(AgentSpec):
                 between=s.working("edit approved", Cue(SPINNER, absent=HINT_ROW)),
                 write=s.blocked(CONFIRM, "new-file confirmation"),
             ),
-            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            *s.answers(),
             s.draft(DRAFT_IDLE),
             s.sc(
                 "mode_switch",

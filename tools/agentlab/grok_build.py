@@ -6,13 +6,19 @@ key of its own, so no login is asked for and nothing goes to xAI's servers."""
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, command_version, lab_home
+from tools.agentlab.base import (
+    AgentSpec,
+    RunDirs,
+    Scenario,
+    cat_hook,
+    command_version,
+    lab_home,
+)
 from tools.agentlab.dialect import Dialect
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -106,7 +112,6 @@ class GrokBuild(AgentSpec):
                     approved=f"permission panel approved ({yes} Yes, proceed)",
                     dialog=s.blocked(dialog, "Use ← → to choose permission scope; Always allow"),
                     first_option="",
-                    working=s.working("approved; command running"),
                     approve=approve,
                     reject=reject,
                     esc=False,
@@ -121,7 +126,6 @@ class GrokBuild(AgentSpec):
                 approved=f"permission panel approved ({yes} Yes, proceed)",
                 dialog=s.blocked(dialog, "the command, 1 always-approve, 2 Yes, proceed, 3 No"),
                 first_option="",
-                working=s.working("approved; command running"),
                 approve=approve,
                 reject=reject,
                 esc=False,  # Esc does nothing on the panel: Ctrl+c cancels it
@@ -143,13 +147,10 @@ class GrokBuild(AgentSpec):
                 between=s.working("edit approved"),
                 write=s.blocked(PERMISSION, "Allow Edit to NOTES.md?"),
             ),
-            s.dialog_turn(
-                "question",
+            s.question(
                 "ask_user_question: a question with options, first option chosen with 1",
-                st.P_QUESTION,
                 s.blocked(QUESTION, "Which database should the app use? with its options"),
                 Keys(("1",), "1 PostgreSQL"),
-                s.working("answered; agent working"),
             ),
             s.sc(
                 "plan",
@@ -163,7 +164,7 @@ class GrokBuild(AgentSpec):
                 s.working("plan approved; agent working"),
                 s.done(),
             ),
-            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            *s.answers(),
             s.draft(DRAFT_IDLE),
             s.dialog_turn(
                 "hooks_bash",
@@ -225,8 +226,7 @@ HOOK_EVENTS = (
 
 def _log_hooks(dirs: RunDirs) -> None:
     def table(log: Path) -> dict[str, object]:
-        command = f"cat >> {shlex.quote(str(log))}; echo >> {shlex.quote(str(log))}"
-        hook = {"type": "command", "command": command, "timeout": 10}
+        hook = {"type": "command", "command": cat_hook(log), "timeout": 10}
         return {"hooks": {event: [{"hooks": [hook]}] for event in HOOK_EVENTS}}
 
     hooks = dirs.home / ".grok" / "hooks"

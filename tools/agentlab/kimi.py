@@ -3,14 +3,12 @@ against the fake OpenAI chat completions server (`openai_legacy` provider)."""
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 from osf_tmux.agents.kimi import toml_entries
 from osf_tmux.agents.toml_hooks import render
-from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, venv_bin
+from tools.agentlab.base import AgentSpec, RunDirs, Scenario, cat_hook, lab_home, venv_bin
 from tools.agentlab.shapes import Shapes, Ui
 
 SPINNER = r"[🌑🌒🌓🌔🌕🌖🌗🌘]|^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] "
@@ -68,7 +66,6 @@ class Kimi(AgentSpec):
                 approved="approval box approved ([1] Approve once)",
                 dialog=s.blocked(APPROVAL, "approval: Shell is requesting approval to run command"),
                 first_option="[1] Approve once",
-                working=s.working("approved; command running"),
                 reject=Keys(("3",), "press 3 ([3] Reject)"),
             ),
             # Kimi keeps an answer's text back until its block is done ("Composing... 2s · 40
@@ -83,33 +80,19 @@ class Kimi(AgentSpec):
                 between=s.working("edit approved", WORKING),
                 write=s.blocked(APPROVAL, "approval for the new NOTES.md"),
             ),
-            s.dialog_turn(
-                "question",
+            s.question(
                 "AskUserQuestion: a question with options, first option chosen",
-                st.P_QUESTION,
                 s.blocked(QUESTION, "Which database should the app use? with its options"),
                 Keys(("Enter",), "choose the first option"),
-                s.working("answered; agent working"),
             ),
-            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            *s.answers(),
             s.draft(DRAFT_IDLE),
             # Plan mode (`--plan`): the input header turns dashed, `╌╌ input · plan ╌╌`.
-            s.sc(
-                "plan_mode",
-                "started in plan mode (--plan); a text turn",
-                Expect("idle", PLAN_IDLE, "plan mode; input box ready", timeout=60, settle=0.8),
-                s.ask(st.P_TEXT),
-                s.done(),
-                plan=True,
-            ),
-            s.dialog_turn(
-                "hooks_bash",
-                "approval box approved, osf-tmux's hooks logging their payloads",
-                st.P_BASH,
+            s.plan_mode(PLAN_IDLE),
+            s.hooks_bash(
+                "approval box approved",
                 s.blocked(APPROVAL, "approval: Shell is requesting approval to run command"),
                 approve,
-                s.working("approved; command running"),
-                hooks=True,
             ),
         ]
 
@@ -120,8 +103,7 @@ class Kimi(AgentSpec):
         kimi.mkdir()
         config = CONFIG.format(url=url)
         if scenario.options.get("hooks"):
-            log = shlex.quote(str(dirs.root / "hooks.jsonl"))
-            config += render(toml_entries(f"cat >> {log}; echo >> {log}"))
+            config += render(toml_entries(cat_hook(dirs.root / "hooks.jsonl")))
         (kimi / "config.toml").write_text(config)
         argv = [str(self.binary())]
         if scenario.options.get("plan"):

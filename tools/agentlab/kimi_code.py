@@ -10,13 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shlex
 from pathlib import Path
 
 from osf_tmux.agents.kimi_code import toml_entries
 from osf_tmux.agents.toml_hooks import render
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Cue, Expect, Keys, Type
+from tools.agentlab.actions import Cue, Keys, Type
 from tools.agentlab.base import (
     AgentSpec,
     RunDirs,
@@ -25,6 +24,7 @@ from tools.agentlab.base import (
     npm_bin,
     npm_prefix,
     package_version,
+    timed_hook,
 )
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -107,7 +107,6 @@ class KimiCode(AgentSpec):
                 approved="approval panel approved (1. Approve once)",
                 dialog=s.blocked(APPROVAL, "approval: Run this command? with its four options"),
                 first_option="1. Approve once",
-                working=s.working("approved; command running"),
                 reject=Keys(("3",), "press 3 (3. Reject)"),
             ),
             *s.interrupts(),
@@ -127,12 +126,10 @@ class KimiCode(AgentSpec):
             ),
             # Edits and new files inside the project run without asking (the default mode asks
             # for commands, questions and plans): one turn with two diffs shown.
-            s.sc(
+            s.plain(
                 "edit_write",
                 "an edit of app.py and a new NOTES.md, applied without a panel",
-                s.start(),
-                s.ask(st.P_EDIT),
-                s.done(),
+                st.P_EDIT,
             ),
             # A question is answered on its tab, then submitted on a review tab.
             s.sc(
@@ -147,25 +144,14 @@ class KimiCode(AgentSpec):
                 s.working("answered; agent working"),
                 s.done(),
             ),
-            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            *s.answers(),
             s.draft(DRAFT_IDLE),
             s.startup_dialog("trust_dialog", "the folder trust prompt", TRUST, untrusted=True),
-            s.sc(
-                "plan_mode",
-                "started in plan mode (--plan); a text turn",
-                Expect("idle", PLAN_IDLE, "plan mode; input box ready", timeout=60, settle=0.8),
-                s.ask(st.P_TEXT),
-                s.done(),
-                plan=True,
-            ),
-            s.dialog_turn(
-                "hooks_bash",
-                "approval panel approved, osf-tmux's hooks logging their payloads",
-                st.P_BASH,
+            s.plan_mode(PLAN_IDLE),
+            s.hooks_bash(
+                "approval panel approved",
                 s.blocked(APPROVAL, "approval: Run this command? with its four options"),
                 approve,
-                s.working("approved; command running"),
-                hooks=True,
             ),
         ]
 
@@ -176,16 +162,7 @@ class KimiCode(AgentSpec):
         home.mkdir()
         config = CONFIG.format(url=url)
         if scenario.options.get("hooks"):
-            # Each payload with the time it came (the capture's hooks.jsonl adds its offset in
-            # the bytes from the .timing file).
-            log = str(dirs.root / "hooks.jsonl")
-            code = (
-                "import json, sys, time; p = json.load(sys.stdin); "
-                f"open({log!r}, 'a').write(json.dumps("
-                "{'event': p.get('hook_event_name'), 't': round(time.time(), 3), 'payload': p})"
-                " + chr(10))"
-            )
-            config += render(toml_entries(shlex.join(["python3", "-c", code])))
+            config += render(toml_entries(timed_hook(dirs.root / "hooks.jsonl")))
         (home / "config.toml").write_text(config)
         (home / "tui.toml").write_text(TUI)
         if not scenario.options.get("untrusted"):

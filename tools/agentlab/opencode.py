@@ -4,15 +4,15 @@ and reuses everything here but its names."""
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Action, Cue, Expect, Keys, Sleep, Type, flatten
-from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, lab_home
+from tools.agentlab.actions import Action, Cue, Expect, Keys, Sleep, Type
+from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, package_version
 from tools.agentlab.dialect import Dialect, ToolShape
-from tools.agentlab.script import Script, Text, Tool, Turn
+from tools.agentlab.script import Text, Tool, Turn
+from tools.agentlab.shapes import Shapes, Ui
 
 # The footer under the input box: `⬝⬝⬝■■■■  esc interrupt` while a turn runs (diamonds
 # `⬥◆⬩·` in another spinner style, `[⋯]` with animations off; `esc again to interrupt` after one
@@ -42,12 +42,10 @@ DRAFT = (
 )
 DRAFT_IDLE = Cue(r"┃ +Allow once +Allow always +Reject", absent=SPIN, tail=10)
 
-P_SLOW = "run the slow check"
-
 FAMILY_TURNS = [
     # A command long enough to be interrupted while it runs.
     Turn(
-        P_SLOW,
+        st.P_SLOW,
         [
             [
                 Text("Running the slow check."),
@@ -59,188 +57,147 @@ FAMILY_TURNS = [
 ]
 
 
-def _start() -> list[Action]:
-    # The first screen can take ~45 s on a loaded machine (a 180 MB binary, a database
-    # migration on the first start).
-    return [Expect("idle", IDLE, "startup finished, input box ready", timeout=120, settle=0.8)]
-
-
-def _ask(prompt: str) -> list[Action]:
-    return [
-        Type(prompt),
-        Sleep(0.4),
-        Keys(("Enter",), "submit prompt"),
-        Expect("working", WORKING, "prompt submitted, agent working"),
-    ]
-
-
-# A session's first turn boots the project's services first (12-20 s on a loaded machine before
+# The first screen can take ~45 s on a loaded machine (a 180 MB binary, a database migration on
+# the first start); a session's first turn boots the project's services first (12-20 s before
 # the first model request), so the cues after a prompt wait longer than the driver's default.
 TURN = 90.0
+UI = Ui(
+    idle=IDLE,
+    working=WORKING,
+    start_timeout=120,
+    submit_pause=0.4,
+    done_quiet=True,
+    turn_timeout=TURN,
+)
+MINI_START = Expect("idle", MINI_IDLE, "startup finished, prompt ready", timeout=120, settle=0.8)
 
 
-def _done(note: str = "turn finished, back at the input box") -> Expect:
-    return Expect("idle", IDLE, note, timeout=TURN, settle=1.2, server_quiet=True)
-
-
-def _blocked(cue: Cue, note: str) -> Expect:
-    return Expect("blocked", cue, note, timeout=TURN, settle=1.5)
-
-
-def _approved(note: str = "approved; agent working") -> Expect:
-    return Expect("working", WORKING, note, timeout=TURN)
-
-
-def _rejected(how: str, message_stage: bool) -> list[Action]:
+def _rejected(s: Shapes, how: str, message_stage: bool) -> list[Action]:
     """After Esc or Reject: OpenCode rejects at once; Kilo first asks what to tell the agent
     instead (a second stage, still waiting), confirmed with Enter."""
     if not message_stage:
-        return [_done(f"rejected with {how}; back at the input box")]
+        return [s.done(f"rejected with {how}; back at the input box")]
     return [
-        _blocked(REJECT_MESSAGE, f"{how}: the reject message (what to tell the agent instead)"),
+        s.blocked(REJECT_MESSAGE, f"{how}: the reject message (what to tell the agent instead)"),
         Keys(("Enter",), "confirm the rejection, no message"),
-        _done("rejected; back at the input box"),
+        s.done("rejected; back at the input box"),
     ]
 
 
-def scenarios(plan_agent: str, message_stage: bool, plan_pick: tuple[str, str]) -> list[Scenario]:
-    script = Script(FAMILY_TURNS + st.ALL_TURNS)
-
-    def sc(name: str, desc: str, *steps: Action | list[Action], **options: object) -> Scenario:
-        return Scenario(name, desc, script, flatten(steps), st.PROJECT_FILES, dict(options))
-
-    bash_prompt = _blocked(PERMISSION, "command permission prompt (Allow once / always / Reject)")
+def _esc_esc(s: Shapes) -> list[Action]:
+    """One Esc only asks for another; the second interrupts."""
     return [
-        sc("startup", "launch; home screen with the input box", _start()),
-        sc("text", "a slowly streamed text answer", _start(), _ask(st.P_TEXT), _done()),
-        sc(
+        Keys(("Escape",), "first Esc: the footer asks for another"),
+        Expect("working", Cue(r"again to interrupt", tail=2), "still working", settle=0.5),
+        Keys(("Escape",), "second Esc interrupts"),
+        s.done("interrupted; back at the input box"),
+    ]
+
+
+def scenarios(
+    s: Shapes, plan_agent: str, message_stage: bool, plan_pick: tuple[str, str]
+) -> list[Scenario]:
+    bash_prompt = s.blocked(PERMISSION, "command permission prompt (Allow once / always / Reject)")
+    allow = Keys(("Enter",), "Allow once")
+    return [
+        s.startup("launch; home screen with the input box"),
+        s.text("a slowly streamed text answer"),
+        s.dialog_turn(
             "bash_yes",
             "command permission prompt approved with Enter (Allow once)",
-            _start(),
-            _ask(st.P_BASH),
+            st.P_BASH,
             bash_prompt,
             Keys(("Enter",), "Allow once (the option selected when the prompt opens)"),
-            _approved("approved; command running"),
-            _done(),
+            s.working("approved; command running"),
         ),
-        sc(
+        s.sc(
             "bash_esc",
             "command permission prompt rejected with Esc",
-            _start(),
-            _ask(st.P_BASH),
+            s.start(),
+            s.ask(st.P_BASH),
             bash_prompt,
             Keys(("Escape",), "reject with Esc"),
-            _rejected("Esc", message_stage),
+            _rejected(s, "Esc", message_stage),
         ),
-        sc(
+        s.sc(
             "bash_no",
             "command permission prompt rejected by choosing Reject",
-            _start(),
-            _ask(st.P_BASH),
+            s.start(),
+            s.ask(st.P_BASH),
             bash_prompt,
             Keys(("Right",), "select Allow always"),
             Sleep(0.3),
             Keys(("Right",), "select Reject"),
             Sleep(0.3),
             Keys(("Enter",), "confirm Reject"),
-            _rejected("Reject", message_stage),
+            _rejected(s, "Reject", message_stage),
         ),
-        sc(
+        s.sc(
             "bash_always",
             "Allow always, then its confirmation dialog (Confirm / Cancel) confirmed",
-            _start(),
-            _ask(st.P_BASH),
+            s.start(),
+            s.ask(st.P_BASH),
             bash_prompt,
             Keys(("Right",), "select Allow always"),
             Sleep(0.3),
             Keys(("Enter",), "choose Allow always"),
-            _blocked(ALWAYS, "Always allow: the patterns to allow, Confirm / Cancel"),
+            s.blocked(ALWAYS, "Always allow: the patterns to allow, Confirm / Cancel"),
             Keys(("Enter",), "Confirm"),
-            _approved("confirmed; command running"),
-            _done(),
+            s.working("confirmed; command running"),
+            s.done(),
         ),
-        sc(
+        s.sc(
             "bash_interrupt",
             "command approved, then interrupted with Esc Esc while it runs",
-            _start(),
-            _ask(P_SLOW),
+            s.start(),
+            s.ask(st.P_SLOW),
             bash_prompt,
-            Keys(("Enter",), "Allow once"),
+            allow,
             Expect("working", WORKING, "approved; command running", settle=2.0),
-            Keys(("Escape",), "first Esc: the footer asks for another"),
-            Expect("working", Cue(r"again to interrupt", tail=2), "still working", settle=0.5),
-            Keys(("Escape",), "second Esc interrupts"),
-            _done("interrupted; back at the input box"),
+            _esc_esc(s),
         ),
-        sc(
+        s.sc(
             "interrupt_esc",
             "long streamed answer interrupted with Esc Esc",
-            _start(),
-            _ask(st.P_ESSAY),
+            s.start(),
+            s.ask(st.P_ESSAY),
             Expect(None, Cue(r"Terminals began"), "answer streaming", timeout=TURN, settle=1.5),
-            Keys(("Escape",), "first Esc: the footer asks for another"),
-            Expect("working", Cue(r"again to interrupt", tail=2), "still working", settle=0.5),
-            Keys(("Escape",), "second Esc interrupts"),
-            _done("interrupted; back at the input box"),
+            _esc_esc(s),
         ),
-        sc(
-            "edit_write",
+        s.edit_write(
             "read, then an edit permission prompt and a write (new file) prompt, both approved",
-            _start(),
-            _ask(st.P_EDIT),
-            _blocked(PERMISSION, "edit permission prompt (diff of app.py)"),
-            Keys(("Enter",), "Allow once"),
-            _approved("edit approved; agent working"),
-            _blocked(PERMISSION, "write permission prompt (NOTES.md)"),
-            Keys(("Enter",), "Allow once"),
-            _approved("write approved; agent working"),
-            _done(),
+            edit=s.blocked(PERMISSION, "edit permission prompt (diff of app.py)"),
+            approve=allow,
+            between=s.working("edit approved; agent working"),
+            write=s.blocked(PERMISSION, "write permission prompt (NOTES.md)"),
+            after=s.working("write approved; agent working"),
         ),
-        sc(
-            "question",
+        s.question(
             "the question tool: a question with numbered options, answered with 1",
-            _start(),
-            _ask(st.P_QUESTION),
-            _blocked(QUESTION, "question dialog with numbered options"),
+            s.blocked(QUESTION, "question dialog with numbered options"),
             Keys(("1",), "pick option 1"),
-            _approved("answered; agent working"),
-            _done(),
         ),
-        sc(
+        s.dialog_turn(
             "plan",
             "plan agent: after plan_exit the agent asks whether to implement; answered",
-            _start(),
-            _ask(st.P_PLAN),
-            _blocked(QUESTION, "after plan_exit: implement the plan? (its own question dialog)"),
+            st.P_PLAN,
+            s.blocked(QUESTION, "after plan_exit: implement the plan? (its own question dialog)"),
             Keys((plan_pick[0],), plan_pick[1]),
-            _approved("plan approved; agent working"),
-            _done(),
+            s.working("plan approved; agent working"),
             agent=plan_agent,
             plan_mode=True,
         ),
-        sc(
-            "long_output",
-            "a long answer that scrolls the transcript",
-            _start(),
-            _ask(st.P_LONG),
-            _done(),
+        *s.answers(
+            "reasoning streamed before the answer", "a long answer that scrolls the transcript"
         ),
-        sc("thinking", "reasoning streamed before the answer", _start(), _ask(st.P_THINK), _done()),
-        sc(
-            "ask_back",
-            "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",
-            _start(),
-            _ask(st.P_ASKBACK),
-            _done("turn finished; answer ends with a question"),
-        ),
-        sc(
+        s.sc(
             "mini_bash_yes",
             "--mini (inline interface): a command permission prompt approved with Enter",
-            Expect("idle", MINI_IDLE, "startup finished, prompt ready", timeout=120, settle=0.8),
-            _ask(st.P_BASH),
+            MINI_START,
+            s.ask(st.P_BASH),
             bash_prompt,
-            Keys(("Enter",), "Allow once"),
-            _approved("approved; command running"),
+            allow,
+            s.working("approved; command running"),
             Expect(
                 "idle",
                 MINI_IDLE,
@@ -250,10 +207,10 @@ def scenarios(plan_agent: str, message_stage: bool, plan_pick: tuple[str, str]) 
             ),
             mini=True,
         ),
-        sc(
+        s.sc(
             "mini_draft",
             "--mini: dialog words typed at the prompt, never sent (idle)",
-            Expect("idle", MINI_IDLE, "startup finished, prompt ready", timeout=120, settle=0.8),
+            MINI_START,
             Type(DRAFT, "draft with dialog words, not sent"),
             Expect(
                 "idle",
@@ -263,12 +220,12 @@ def scenarios(plan_agent: str, message_stage: bool, plan_pick: tuple[str, str]) 
             ),
             mini=True,
         ),
-        sc(
+        s.sc(
             "draft",
             "after a turn, the dialogs' own words typed into the input box, never sent (idle)",
-            _start(),
-            _ask(st.P_TEXT),
-            _done(),
+            s.start(),
+            s.ask(st.P_TEXT),
+            s.done(),
             Type(DRAFT, "draft with dialog words, not sent"),
             Expect("idle", DRAFT_IDLE, "draft in the input box; still idle", settle=2.0),
         ),
@@ -292,31 +249,28 @@ class OpenCode(AgentSpec):
     reject_message = False
     # The answer to the question that follows plan_exit: OpenCode's `Switch to the build agent?`.
     plan_pick = ("1", "pick Yes (switch to the build agent)")
+    turns = tuple(FAMILY_TURNS)
+    ui = UI
     # plan_exit takes no arguments; its name is not one the server knows for a plan.
     dialect = Dialect(tools={"plan": ToolShape("plan_exit", lambda a: {})})
 
     def binary(self) -> Path:
         return lab_home() / self.prefix / "node_modules" / ".bin" / self.program
 
-    @functools.cache  # noqa: B019 - one spec object per process; the version never changes
-    def version(self) -> str:
-        pkg = lab_home() / self.prefix / "node_modules" / self.package / "package.json"
-        try:
-            return str(json.loads(pkg.read_text())["version"])
-        except (OSError, ValueError, KeyError):
-            return "unknown"
+    def read_version(self) -> str:
+        return package_version(
+            lab_home() / self.prefix / "node_modules" / self.package / "package.json"
+        )
 
-    def scenarios(self) -> dict[str, Scenario]:
-        return {s.name: s for s in scenarios(self.plan_agent, self.reject_message, self.plan_pick)}
+    def build(self, s: Shapes) -> list[Scenario]:
+        return scenarios(s, self.plan_agent, self.reject_message, self.plan_pick)
 
     def extra_env(self) -> dict[str, str]:
         return {}
 
-    def prepare(
+    def launch(
         self, dirs: RunDirs, url: str, scenario: Scenario
     ) -> tuple[list[str], dict[str, str]]:
-        self.write_files(dirs, scenario.files)
-        self.git_init(dirs)
         config_home = dirs.home / ".config"
         conf = config_home / self.config_dir
         conf.mkdir(parents=True)
@@ -337,19 +291,20 @@ class OpenCode(AgentSpec):
         }
         (conf / self.config_file).write_text(json.dumps(config, indent=1))
         p = self.env_prefix
-        env = {
-            **BASE_ENV,
-            "HOME": str(dirs.home),
-            "XDG_CONFIG_HOME": str(config_home),
-            "XDG_DATA_HOME": str(dirs.home / ".local" / "share"),
-            "XDG_CACHE_HOME": str(dirs.home / ".cache"),
-            "XDG_STATE_HOME": str(dirs.home / ".local" / "state"),
-            p + "DISABLE_AUTOUPDATE": "1",
-            p + "DISABLE_MODELS_FETCH": "1",
-            p + "DISABLE_LSP_DOWNLOAD": "1",
-            p + "DISABLE_SHARE": "1",
+        env = self.env(
+            dirs,
+            XDG_CONFIG_HOME=str(config_home),
+            XDG_DATA_HOME=str(dirs.home / ".local" / "share"),
+            XDG_CACHE_HOME=str(dirs.home / ".cache"),
+            XDG_STATE_HOME=str(dirs.home / ".local" / "state"),
+            **{
+                p + "DISABLE_AUTOUPDATE": "1",
+                p + "DISABLE_MODELS_FETCH": "1",
+                p + "DISABLE_LSP_DOWNLOAD": "1",
+                p + "DISABLE_SHARE": "1",
+            },
             **self.extra_env(),
-        }
+        )
         if scenario.options.get("plan_mode"):
             # plan_exit is offered to the plan agent only with the experimental plan mode.
             env[p + "EXPERIMENTAL_PLAN_MODE"] = "1"

@@ -45,30 +45,17 @@ CWD_GONE = Cue(r"cwd from session file does not exist")
 DRAFT_IDLE = Cue(r"Do you want to proceed\?", absent=LOADER)
 RUNNING = Cue(r"Elapsed \d")
 
-P_SLOW = "run the slow check"
 STEER = "also look at the tests"
 P_NOTES = "write the notes file"
 # A command that runs long enough to be interrupted, and a turn with a new file only.
 PI_TURNS = (
-    Turn(
-        P_SLOW,
-        [
-            [
-                Text("Running the slow check."),
-                Tool("bash", {"command": "sleep 20; echo done", "description": "slow check"}),
-            ],
-            [Pause(0.3), Text("The slow check finished.", chunk=6, delay=0.06)],
-        ],
-    ),
+    st.slow_turn("slow check"),
     Turn(
         P_NOTES,
         [
             [
                 Text("I'll write the notes file."),
-                Tool(
-                    "write",
-                    {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world\n"},
-                ),
+                Tool("write", st.NOTES),
             ],
             [Pause(0.3), Text("NOTES.md is written.", chunk=6, delay=0.06)],
         ],
@@ -176,16 +163,10 @@ class Pi(AgentSpec):
                     Keys(("Enter",), "submit the reason"),
                 ],
             ),
-            s.sc(
-                "bash_interrupt",
-                "a command approved, then interrupted with Esc while it runs",
-                s.start(),
-                s.ask(P_SLOW),
+            s.bash_interrupt(
                 s.blocked(RUN_ASK, "an extension's select before the command"),
                 Keys(("Enter",), "Yes"),
                 Expect("working", RUNNING, "the command runs (Elapsed)", settle=1.5),
-                Keys(("Escape",), "interrupt with Esc"),
-                s.back("interrupted; back at the input box"),
             ),
             s.sc(
                 "interrupt_esc",
@@ -237,10 +218,8 @@ class Pi(AgentSpec):
                     Keys(("Enter",), "submit the content as it is"),
                 ],
             ),
-            s.dialog_turn(
-                "question",
+            s.question(
                 "the model asks through an extension's question tool (ctx.ui.custom)",
-                st.P_QUESTION,
                 s.blocked(QUESTION, "an extension's own question component"),
                 Keys(("Down", "Enter"), "choose SQLite"),
                 s.working("answered; the model goes on"),

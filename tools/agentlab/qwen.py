@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 from typing import ClassVar
 
@@ -14,7 +13,7 @@ from tools.agentlab.base import (
     AgentSpec,
     RunDirs,
     Scenario,
-    lab_home,
+    cat_hook,
     npm_prefix,
     package_version,
 )
@@ -58,24 +57,10 @@ class Qwen(AgentSpec):
     # Its own settings a user can turn on (ui.theme, ui.accessibility.*), as `--dress NAME`: the
     # same settings as Gemini CLI's.
     dresses: ClassVar[dict[str, Dress]] = ui_dresses("Qwen Light")
-    pinned: str | None = None
-
-    def use_version(self, version: str) -> None:
-        """A release install.sh put into npm-qwen-<VER>/ (QWEN_VERSIONS)."""
-        prefix = lab_home() / f"npm-qwen-{version}"
-        if not prefix.is_dir():
-            raise SystemExit(
-                f"qwen {version} is not installed in {prefix}: run "
-                f"`QWEN_VERSIONS={version} tools/agentlab/install.sh qwen`"
-            )
-        self.pinned = version
-        self.__dict__.pop("_version", None)
-
-    def version_pinned(self) -> bool:
-        return self.pinned is not None
+    releases = True  # QWEN_VERSIONS: npm-qwen-<VER>/
 
     def _prefix(self) -> Path:
-        return lab_home() / f"npm-qwen-{self.pinned}" if self.pinned else npm_prefix("qwen")
+        return self.release_prefix(self.pinned) if self.pinned else npm_prefix("qwen")
 
     def binary(self) -> Path:
         return self._prefix() / "node_modules" / ".bin" / "qwen"
@@ -95,7 +80,6 @@ class Qwen(AgentSpec):
                 approved="shell confirmation approved (Yes, allow once)",
                 dialog=s.blocked(APPROVAL, "Allow execution of: 'rm'? selection"),
                 first_option="1. Yes, allow once",
-                working=s.working("approved; command running"),
             ),
             *s.interrupts(),
             s.edit_write(
@@ -105,19 +89,13 @@ class Qwen(AgentSpec):
                 between=s.working("edit approved", Cue(SPINNER, absent=APPROVAL.pattern)),
                 write=s.blocked(APPROVAL, "new-file confirmation (write_file)"),
             ),
-            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            *s.answers(),
             s.draft(DRAFT_IDLE),
             s.startup_dialog("trust_dialog", "folder trust dialog", TRUST, seed_trust=False),
-            # bash_yes with osf-tmux's hook table installed, each hook logging its payload to
-            # hooks.jsonl in the run directory (`--keep`): which events fire, in which order.
-            s.dialog_turn(
-                "hooks_bash",
-                "shell confirmation approved, osf-tmux's hooks logging their payloads",
-                st.P_BASH,
+            s.hooks_bash(
+                "shell confirmation approved",
                 s.blocked(APPROVAL, "Allow execution of: 'rm'? selection"),
                 approve,
-                s.working("approved; command running"),
-                hooks=True,
             ),
         ]
 
@@ -149,8 +127,7 @@ class Qwen(AgentSpec):
         if ui:
             settings["ui"] = ui
         if scenario.options.get("hooks"):
-            log = shlex.quote(str(dirs.root / "hooks.jsonl"))
-            settings["hooks"] = hooks_table("qwen", command=f"cat >> {log}; echo >> {log}")
+            settings["hooks"] = hooks_table("qwen", command=cat_hook(dirs.root / "hooks.jsonl"))
         (qwen / "settings.json").write_text(json.dumps(settings, indent=1))
         env = self.env(
             dirs,

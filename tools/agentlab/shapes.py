@@ -49,6 +49,9 @@ class Ui:
     # shows nothing at all while the answer is drawn (no spinner, no footer hint, no title).
     done_still: float = 0.0
     dialog_settle: float = 1.5  # held on a dialog, so its redraws are in the capture
+    # How long a cue after the prompt may take (a dialog, the working state after an answer,
+    # the end of the turn): longer for agents whose first turn boots services first (OpenCode).
+    turn_timeout: float = 30.0
     stream_settle: float = 1.5  # streaming time before an interrupt
 
 
@@ -83,6 +86,7 @@ class Shapes:
             "idle",
             ui.idle,
             note or f"turn finished, back at the {ui.place}",
+            timeout=ui.turn_timeout,
             settle=ui.done_settle,
             server_quiet=ui.done_quiet,
             still=ui.done_still,
@@ -93,17 +97,24 @@ class Shapes:
         return Expect("idle", self.ui.idle, note, settle=self.ui.done_settle)
 
     def blocked(self, cue: Cue, note: str) -> Expect:
-        return Expect("blocked", cue, note, settle=self.ui.dialog_settle)
+        return Expect(
+            "blocked", cue, note, timeout=self.ui.turn_timeout, settle=self.ui.dialog_settle
+        )
 
     def working(self, note: str, cue: Cue | None = None) -> Expect:
-        return Expect("working", cue or self.ui.working, note)
+        return Expect("working", cue or self.ui.working, note, timeout=self.ui.turn_timeout)
 
     # -- scenario shapes -----------------------------------------------------------------------
     def startup(self, desc: str) -> Scenario:
         return self.sc("startup", desc, self.start())
 
     def text(self, desc: str = "a streamed text answer") -> Scenario:
-        return self.sc("text", desc, self.start(), self.ask(st.P_TEXT), self.done())
+        return self.plain("text", desc, st.P_TEXT)
+
+    def plain(self, name: str, desc: str, prompt: str, **options: object) -> Scenario:
+        """One turn that asks nothing: the prompt, the agent works, idle again (a setting that
+        lets a command or an edit through, an answer of some kind)."""
+        return self.sc(name, desc, self.start(), self.ask(prompt), self.done(), **options)
 
     def dialog_turn(
         self,
@@ -129,6 +140,20 @@ class Shapes:
             **options,
         )
 
+    def question(
+        self, desc: str, dialog: Expect, answer: Action, after: Steps | None = None
+    ) -> Scenario:
+        """The model asks a question with options (st.P_QUESTION); `answer` picks one; `after`
+        (by default the working cue) follows."""
+        return self.dialog_turn(
+            "question",
+            desc,
+            st.P_QUESTION,
+            dialog,
+            answer,
+            self.working("answered; agent working") if after is None else after,
+        )
+
     def approvals(
         self,
         *,
@@ -136,14 +161,15 @@ class Shapes:
         approved: str,
         dialog: Expect,
         first_option: str,
-        working: Expect,
+        working: Expect | None = None,
         approve: Action | None = None,
         reject: Action | None = NO_OPTION,
         esc: bool = True,
     ) -> list[Scenario]:
         """A command's approval dialog approved (Enter on its first option unless `approve`
-        says otherwise), rejected with Esc, and rejected by choosing No (`reject`; None = the
-        dialog has no such choice): bash_yes, bash_esc, bash_no. `what` the dialog is called."""
+        says otherwise; then `working`, by default the working cue), rejected with Esc, and
+        rejected by choosing No (`reject`; None = the dialog has no such choice): bash_yes,
+        bash_esc, bash_no. `what` the dialog is called."""
         out = [
             self.dialog_turn(
                 "bash_yes",
@@ -151,7 +177,7 @@ class Shapes:
                 st.P_BASH,
                 dialog,
                 approve or Keys(("Enter",), first_option),
-                working,
+                working or self.working("approved; command running"),
             )
         ]
         place = self.ui.place
@@ -207,6 +233,56 @@ class Shapes:
             )
         return out
 
+    def bash_interrupt(
+        self,
+        dialog: Expect,
+        approve: Action,
+        running: Expect,
+        desc: str = "a command approved, then interrupted with Esc while it runs",
+    ) -> Scenario:
+        """The slow command (st.P_SLOW: the agent's `turns` must hold st.slow_turn()) approved,
+        `running` seen, then Esc."""
+        return self.sc(
+            "bash_interrupt",
+            desc,
+            self.start(),
+            self.ask(st.P_SLOW),
+            dialog,
+            approve,
+            running,
+            Keys(("Escape",), "interrupt with Esc"),
+            self.back(f"interrupted; back at the {self.ui.place}"),
+        )
+
+    def hooks_bash(
+        self, approved: str, dialog: Expect, approve: Action, working: Expect | None = None
+    ) -> Scenario:
+        """bash_yes with osf-tmux's hook table installed (scenario option `hooks`: `launch`
+        writes it, each hook logging its payload to hooks.jsonl in the run directory, kept with
+        `--keep`): which events fire, in which order. `approved` says how the dialog was
+        answered."""
+        return self.dialog_turn(
+            "hooks_bash",
+            f"{approved}, osf-tmux's hooks logging their payloads",
+            st.P_BASH,
+            dialog,
+            approve,
+            working or self.working("approved; command running"),
+            hooks=True,
+        )
+
+    def plan_mode(self, cue: Cue, flag: str = "--plan") -> Scenario:
+        """Started in plan mode (scenario option `plan`: `launch` adds `flag`); a text turn.
+        `cue` is the idle screen of plan mode."""
+        return self.sc(
+            "plan_mode",
+            f"started in plan mode ({flag}); a text turn",
+            Expect("idle", cue, "plan mode; input box ready", timeout=60, settle=0.8),
+            self.ask(st.P_TEXT),
+            self.done(),
+            plan=True,
+        )
+
     def edit_write(
         self,
         desc: str,
@@ -232,13 +308,17 @@ class Shapes:
             self.done(),
         )
 
-    def answers(self, thinking: str, long_output: str) -> list[Scenario]:
+    def answers(
+        self,
+        thinking: str = "reasoning streamed before the answer",
+        long_output: str = "a long answer that scrolls",
+    ) -> list[Scenario]:
         """The scenarios that are one plain turn (ask, the agent answers, idle): long_output,
         thinking, ask_back."""
         start, ask, done = self.start, self.ask, self.done
         return [
-            self.sc("long_output", long_output, start(), ask(st.P_LONG), done()),
-            self.sc("thinking", thinking, start(), ask(st.P_THINK), done()),
+            self.plain("long_output", long_output, st.P_LONG),
+            self.plain("thinking", thinking, st.P_THINK),
             self.sc(
                 "ask_back",
                 "an answer that ends with 'Would you like me to ...?' (idle, not blocked)",

@@ -62,6 +62,27 @@ def bash_turn(command: str = BASH_COMMAND) -> Turn:
 
 BASH = bash_turn()
 
+# A command long enough to be interrupted while it runs (bash_interrupt): not in ALL_TURNS, the
+# agents that play it list it in their own `turns`.
+P_SLOW = "run the slow check"
+
+
+def slow_turn(description: str = "Run the slow check") -> Turn:
+    """Text, a 20 s command, then the answer to its result."""
+    return Turn(
+        P_SLOW,
+        [
+            [
+                Text("Running the slow check."),
+                Tool("bash", {"command": "sleep 20; echo done", "description": description}),
+            ],
+            [Pause(0.3), Text("The slow check finished.", chunk=6, delay=0.06)],
+        ],
+    )
+
+
+SLOW = slow_turn()
+
 _ESSAY = (
     "Terminals began as teletypes: a keyboard and a printer joined by a serial line. "
     "Video terminals replaced paper with a screen, and escape sequences let programs "
@@ -69,29 +90,22 @@ _ESSAY = (
 ) * 12
 ESSAY = Turn(P_ESSAY, [[Pause(0.3), Text(_ESSAY, chunk=6, delay=0.08)]])
 
+# The two file changes of the edit turns (neutral tool arguments): the greeting, the notes file.
+GREETING = {"path": "app.py", "old": "    print('hello')", "new": "    print('hello, world')"}
+NOTES = {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world\n"}
+
 EDIT_WRITE = Turn(
     P_EDIT,
     [
         [Text("Let me read app.py first."), Tool("read", {"path": "app.py"})],
         [
             Pause(0.5),
-            Tool(
-                "edit",
-                {
-                    "path": "app.py",
-                    "old": "    print('hello')",
-                    "new": "    print('hello, world')",
-                    "description": "greet the world",
-                },
-            ),
+            Tool("edit", {**GREETING, "description": "greet the world"}),
         ],
         [
             Pause(0.8),
             Text("Now the notes file."),
-            Tool(
-                "write",
-                {"path": "NOTES.md", "content": "# Notes\n\n- the greeting now says world\n"},
-            ),
+            Tool("write", NOTES),
         ],
         [Pause(0.8), Text("Updated app.py and created NOTES.md.", chunk=6, delay=0.06)],
     ],

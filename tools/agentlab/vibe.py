@@ -4,14 +4,12 @@ Python `vibe-app-server` as its child) against the fake OpenAI chat completions 
 from __future__ import annotations
 
 import dataclasses
-import shlex
 from pathlib import Path
 
 from osf_tmux.agents.toml_hooks import render
 from osf_tmux.agents.vibe import toml_entries
-from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Keys, PickOption
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, venv_bin
+from tools.agentlab.base import AgentSpec, RunDirs, Scenario, cat_hook, lab_home, venv_bin
 from tools.agentlab.shapes import Shapes, Ui
 
 # The row above the input box while a turn runs: "⠇  Generating… (1s Esc/Ctrl+C to interrupt)";
@@ -85,7 +83,6 @@ class Vibe(AgentSpec):
                     APPROVAL, "Permission for the bash tool: 1. Allow once ... 4. Deny"
                 ),
                 first_option="1. Allow once",
-                working=s.working("approved; command running"),
                 reject=PickOption(r"Deny\b", "choose 4. Deny"),
             ),
             *s.interrupts(),
@@ -100,27 +97,20 @@ class Vibe(AgentSpec):
                 ),
                 options={"agent": "ask"},
             ),
-            s.dialog_turn(
-                "question",
+            s.question(
                 "ask_user_question: a question with options, first option chosen",
-                st.P_QUESTION,
                 s.blocked(QUESTION, "Which database should the app use? with its options"),
                 Keys(("Enter",), "choose the first option"),
-                s.working("answered; agent working"),
             ),
-            *s.answers("reasoning streamed before the answer", "a long answer that scrolls"),
+            *s.answers(),
             s.draft(DRAFT_IDLE),
             dataclasses.replace(
                 trust, files={**trust.files, "AGENTS.md": "# Agents\n\nKeep answers short.\n"}
             ),
-            s.dialog_turn(
-                "hooks_bash",
-                "permission box approved, osf-tmux's hooks logging their payloads",
-                st.P_BASH,
+            s.hooks_bash(
+                "permission box approved",
                 s.blocked(APPROVAL, "Permission for the bash tool: 1. Allow once ... 4. Deny"),
                 approve,
-                s.working("approved; command running"),
-                hooks=True,
             ),
         ]
 
@@ -131,8 +121,7 @@ class Vibe(AgentSpec):
         vibe.mkdir()
         (vibe / "config.toml").write_text(CONFIG.format(url=url))
         if scenario.options.get("hooks"):
-            log = shlex.quote(str(dirs.root / "hooks.jsonl"))
-            entries = toml_entries(f"cat >> {log}; echo >> {log}")
+            entries = toml_entries(cat_hook(dirs.root / "hooks.jsonl"))
             (vibe / "hooks.toml").write_text(render(entries).lstrip("\n"))
         argv = [str(self.binary())]
         if agent := scenario.options.get("agent"):
