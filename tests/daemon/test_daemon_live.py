@@ -135,50 +135,86 @@ def _live_params() -> list[object]:
     ]
 
 
-# How many captures replay at once, each in its own pane of the module's daemon. The replays
-# wait on their recorded pace far more than they work (the load average stays near 0.1 when one
-# runs alone), so side by side they take about as long as the longest of them.
+# How many captures replay at once, and how many share one tmux server and its daemon. The
+# replays wait on their recorded pace far more than they work (the load average stays near 0.1
+# when one runs alone), so side by side they take about as long as the longest of them. A daemon
+# runs its tmux commands one after another: with two dozen panes drawing at once on a loaded
+# machine it fell seconds behind, so a few panes share a daemon (a user's few agents), and
+# several daemons run side by side.
 LIVE_PANES = int(os.environ.get("OSF_LIVE_PANES", "24"))
+PANES_PER_DAEMON = int(os.environ.get("OSF_LIVE_PANES_PER_DAEMON", "6"))
 
 
 class Cancelled(Exception):
     """The module's replays were stopped before this one finished (a run ended early)."""
 
 
+class Lane:
+    """One private tmux server, its daemon, what the daemon publishes, and the threads that
+    replay captures into it, `panes` at a time."""
+
+    def __init__(self, home: Path, panes: int) -> None:
+        self.server = TmuxServer()
+        self.server.start()
+        self.daemon = DaemonProcess(self.server, home)
+        self.published: PublishedStates | None = None
+        self.pool: ThreadPoolExecutor | None = None
+        try:
+            self.daemon.start()
+            self.published = PublishedStates(self.server, interval=0.05)
+            self.pool = ThreadPoolExecutor(max_workers=max(panes, 1), thread_name_prefix="replay")
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+        if self.published is not None:
+            self.published.close()
+        self.daemon.stop()
+        self.server.kill()
+
+
 class LiveReplays:
     """Every capture this run selected from `test_capture_live`, replayed at its recorded pace,
-    `panes` at a time, each in its own pane of one daemon; each capture's test waits for its own
-    replay's outcome. A replay does what the test did when it ran them one at a time: at each
-    labelled point it waits up to 3 s for the pane to show the labelled state."""
+    `panes` at a time, each in its own pane, a few panes to a daemon; each capture's test waits
+    for its own replay's outcome. A replay does what the test did when it ran them one at a
+    time: at each labelled point it waits up to 3 s for the pane to show the labelled state."""
 
-    def __init__(
-        self,
-        server: TmuxServer,
-        daemon: DaemonProcess,
-        workdir: Path,
-        captures: list[Capture],
-        panes: int,
-    ) -> None:
-        self.server = server
-        self.daemon = daemon
-        self.published = PublishedStates(server)
+    def __init__(self, workdir: Path, captures: list[Capture], panes: int, per_daemon: int) -> None:
         self.stopping = threading.Event()
-        self.pool = ThreadPoolExecutor(max_workers=max(panes, 1), thread_name_prefix="replay")
-        self.outcomes = {
-            c.name: self.pool.submit(self._replay, c, workdir / f"replay-{i}")
-            for i, c in enumerate(captures)
-        }
+        per_daemon = max(1, min(per_daemon, panes))
+        count = max(1, min(-(-panes // per_daemon), len(captures)))
+        self.lanes: list[Lane] = []
+        try:
+            for n in range(count):
+                self.lanes.append(Lane(workdir / f"daemon-{n}", per_daemon))
+        except BaseException:
+            self.close()
+            raise
+        self.outcomes = {}
+        for i, c in enumerate(captures):
+            lane = self.lanes[i % count]
+            assert lane.pool is not None
+            self.outcomes[c.name] = lane.pool.submit(self._replay, lane, c, workdir / f"replay-{i}")
 
     def wrong(self, capture: Capture) -> list[str]:
         """What the replay of `capture` found wrong, one line per labelled point."""
         return self.outcomes[capture.name].result()
 
+    def stderr(self, capture: Capture) -> str:
+        """The log of the daemon that watched `capture`'s pane."""
+        lane = self.lanes[list(self.outcomes).index(capture.name) % len(self.lanes)]
+        return lane.daemon.stderr()
+
     def close(self) -> None:
         self.stopping.set()
-        self.pool.shutdown(wait=True, cancel_futures=True)
-        self.published.close()
+        for lane in self.lanes:
+            lane.close()
 
-    def _replay(self, capture: Capture, workdir: Path) -> list[str]:
+    def _replay(self, lane: Lane, capture: Capture, workdir: Path) -> list[str]:
+        assert lane.published is not None
         workdir.mkdir()
         size, agent = capture.size(), capture.agent()
         assert size and agent
@@ -194,10 +230,10 @@ class LiveReplays:
         ]
         reads = capture.timing()
         pace = Pace(reads, reads=True) if reads else Pace(anchors or [(0, 0.0), (len(data), 5.0)])
-        feeder = Feeder(self.server, workdir, size[0], size[1], agent)
+        feeder = Feeder(lane.server, workdir, size[0], size[1], agent)
         try:
             # The status file is read by every replay that starts: not a hundred times a second.
-            wait_agent_pane(self.daemon, feeder.pane, agent, interval=0.05)
+            wait_agent_pane(lane.daemon, feeder.pane, agent, interval=0.05)
             start = time.monotonic()
             wrong = []
             for point in capture.points():
@@ -206,24 +242,21 @@ class LiveReplays:
                 feed_paced(feeder, data, point.offset, pace, start)
                 # No client is attached, so nobody sees the pane: a finished turn shows as done.
                 want = {"idle": ("idle", "done")}.get(point.state, (point.state,))
-                if not self.published.wait_for(feeder.pane, want, timeout=3):
+                if not lane.published.wait_for(feeder.pane, want, timeout=3):
                     wrong.append(
                         f"@{point.offset}: want {point.state}, pane shows "
                         f"{feeder.state()} ({point.note}); published: "
-                        f"{self.published.record(feeder.pane, start)}"
+                        f"{lane.published.record(feeder.pane, start)}"
                     )
             return wrong
         finally:
             feeder.close()
-            self.server.kill_pane(feeder.pane)
+            lane.server.kill_pane(feeder.pane)
 
 
 @pytest.fixture(scope="module")
 def live_replays(
-    request: pytest.FixtureRequest,
-    server: TmuxServer,
-    daemon: DaemonProcess,
-    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LiveReplays]:
     # The captures of the test_capture_live cases this run holds (after -k, -m, --lf), in the
     # order they run; under xdist the module is one group (--dist loadgroup), so one worker.
@@ -237,7 +270,8 @@ def live_replays(
             capture = item.callspec.params["capture"]
             assert isinstance(capture, Capture)
             captures.append(capture)
-    replays = LiveReplays(server, daemon, tmp_path_factory.mktemp("replays"), captures, LIVE_PANES)
+    workdir = tmp_path_factory.mktemp("replays")
+    replays = LiveReplays(workdir, captures, LIVE_PANES, PANES_PER_DAEMON)
     try:
         yield replays
     finally:
@@ -246,9 +280,9 @@ def live_replays(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("capture", _live_params())
-def test_capture_live(capture: Capture, live_replays: LiveReplays, daemon: DaemonProcess) -> None:
+def test_capture_live(capture: Capture, live_replays: LiveReplays) -> None:
     wrong = live_replays.wrong(capture)
-    assert not wrong, "\n".join(wrong) + "\n" + daemon.stderr()[-1500:]
+    assert not wrong, "\n".join(wrong) + "\n" + live_replays.stderr(capture)[-1500:]
 
 
 def test_new_and_killed_panes(server: TmuxServer, daemon: DaemonProcess, tmp_path: Path) -> None:
