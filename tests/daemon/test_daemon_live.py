@@ -154,6 +154,7 @@ class Lane:
     replay captures into it, `panes` at a time."""
 
     def __init__(self, home: Path, panes: int) -> None:
+        home.mkdir()
         self.server = TmuxServer()
         self.server.start()
         self.daemon = DaemonProcess(self.server, home)
