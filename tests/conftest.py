@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _pytest.nodeid import coerce_node_id
 
 from tests.support.tmux_server import TMUX, TmuxServer, tmux_version_text
 
@@ -54,3 +55,20 @@ def tmux_server_session() -> Iterator[TmuxServer]:
         yield server
     finally:
         server.kill()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`--dist loadgroup` (the README's test command): xdist 3.8 puts a test's group in its node
+    id by setting `item._nodeid`, which pytest 9.2 no longer reads (it keeps `_id`), so every
+    group was spread over the workers. Set it where pytest reads it; xdist's worker sets
+    `config.option.loadgroup` (not set without -n, so a serial run keeps its ids)."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        names = {
+            str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+            for mark in item.iter_markers("xdist_group")
+        }
+        if names and "@" not in item.nodeid:
+            item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(sorted(names))}")

@@ -24,6 +24,8 @@ GUARD = "test -x .venv/bin/python || python3 -m venv .venv && "
 
 pytestmark = [
     pytest.mark.slow,
+    # both commands in one fresh copy: under xdist, on one worker (else each worker makes its own)
+    pytest.mark.xdist_group("quickstart"),
     pytest.mark.tmux,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
     pytest.mark.skipif(not (ROOT / ".git").exists(), reason="needs the git checkout"),
@@ -123,7 +125,7 @@ def test_the_second_command_up_to_the_tests(clone: tuple[Path, dict[str, str]]) 
     copy, env = clone
     _, tests = quick_start()
     setup, _, run_tests = tests.rpartition(" && ")
-    assert run_tests == ".venv/bin/pytest"
+    assert run_tests.startswith(".venv/bin/pytest")
     if not (copy / ".venv" / "bin" / "python").exists():  # alone: the first command made none
         assert sh(install_venv_only(), copy, env).returncode == 0
     again, called = other_python3(copy.parent, env)

@@ -7,18 +7,24 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from osf_tmux.judge.corpus import Capture, LabelPoint, find_captures
 from tests.support.live import DaemonProcess, Feeder, Pace, feed_paced
+from tests.support.published_states import PublishedStates
 from tests.support.tmux_server import TmuxServer, retry_until
 
 pytestmark = [
     pytest.mark.tmux,
+    # One worker for the module under xdist: its module-scoped daemon replays the captures side
+    # by side (LiveReplays), and a second worker would replay them all again.
+    pytest.mark.xdist_group("daemon_live"),
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
 ]
 
@@ -52,12 +58,13 @@ def pane_status(daemon: DaemonProcess, pane: str) -> dict[str, object] | None:
     return None
 
 
-def wait_agent_pane(daemon: DaemonProcess, pane: str, agent: str) -> None:
+def wait_agent_pane(daemon: DaemonProcess, pane: str, agent: str, interval: float = 0.01) -> None:
     retry_until(
         lambda: (
             (s := pane_status(daemon, pane)) and s.get("agent") == agent and s["pipe"] == "pipe"
         ),
         timeout=5,
+        interval=interval,
         what=f"daemon to take {pane} as {agent}",
     )
 
@@ -128,47 +135,155 @@ def _live_params() -> list[object]:
     ]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("capture", _live_params())
-def test_capture_live(
-    capture: Capture, server: TmuxServer, daemon: DaemonProcess, tmp_path: Path
-) -> None:
-    size, agent = capture.size(), capture.agent()
-    assert size and agent
-    data = capture.bytes_path.read_bytes()
-    labels = capture.labels()
-    anchors = [(int(s["offset"]), float(s["t"])) for s in labels.get("segments", []) if "t" in s]
-    anchors += [
-        (int(e["offset"]), float(e["t"]))
-        for e in labels.get("driver_events", labels.get("events", []))
-        if "t" in e
-    ]
-    reads = capture.timing()
-    pace = Pace(reads, reads=True) if reads else Pace(anchors or [(0, 0.0), (len(data), 5.0)])
-    feeder = Feeder(server, tmp_path, size[0], size[1], agent)
-    try:
-        wait_agent_pane(daemon, feeder.pane, agent)
-        start = time.monotonic()
-        wrong = []
-        for point in capture.points():
-            feed_paced(feeder, data, point.offset, pace, start)
-            try:
+# How many captures replay at once, and how many share one tmux server and its daemon. The
+# replays wait on their recorded pace far more than they work (the load average stays near 0.1
+# when one runs alone), so side by side they take about as long as the longest of them. A daemon
+# runs its tmux commands one after another: with two dozen panes drawing at once on a loaded
+# machine it fell seconds behind, so a few panes share a daemon (a user's few agents), and
+# several daemons run side by side.
+LIVE_PANES = int(os.environ.get("OSF_LIVE_PANES", "24"))
+PANES_PER_DAEMON = int(os.environ.get("OSF_LIVE_PANES_PER_DAEMON", "6"))
+
+
+class Cancelled(Exception):
+    """The module's replays were stopped before this one finished (a run ended early)."""
+
+
+class Lane:
+    """One private tmux server, its daemon, what the daemon publishes, and the threads that
+    replay captures into it, `panes` at a time."""
+
+    def __init__(self, home: Path, panes: int) -> None:
+        home.mkdir()
+        self.server = TmuxServer()
+        self.server.start()
+        self.daemon = DaemonProcess(self.server, home)
+        self.published: PublishedStates | None = None
+        self.pool: ThreadPoolExecutor | None = None
+        try:
+            self.daemon.start()
+            self.published = PublishedStates(self.server, interval=0.05)
+            self.pool = ThreadPoolExecutor(max_workers=max(panes, 1), thread_name_prefix="replay")
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+        if self.published is not None:
+            self.published.close()
+        self.daemon.stop()
+        self.server.kill()
+
+
+class LiveReplays:
+    """Every capture this run selected from `test_capture_live`, replayed at its recorded pace,
+    `panes` at a time, each in its own pane, a few panes to a daemon; each capture's test waits
+    for its own replay's outcome. A replay does what the test did when it ran them one at a
+    time: at each labelled point it waits up to 3 s for the pane to show the labelled state."""
+
+    def __init__(self, workdir: Path, captures: list[Capture], panes: int, per_daemon: int) -> None:
+        self.stopping = threading.Event()
+        per_daemon = max(1, min(per_daemon, panes))
+        count = max(1, min(-(-panes // per_daemon), len(captures)))
+        self.lanes: list[Lane] = []
+        try:
+            for n in range(count):
+                self.lanes.append(Lane(workdir / f"daemon-{n}", per_daemon))
+        except BaseException:
+            self.close()
+            raise
+        self.outcomes = {}
+        for i, c in enumerate(captures):
+            lane = self.lanes[i % count]
+            assert lane.pool is not None
+            self.outcomes[c.name] = lane.pool.submit(self._replay, lane, c, workdir / f"replay-{i}")
+
+    def wrong(self, capture: Capture) -> list[str]:
+        """What the replay of `capture` found wrong, one line per labelled point."""
+        return self.outcomes[capture.name].result()
+
+    def stderr(self, capture: Capture) -> str:
+        """The log of the daemon that watched `capture`'s pane."""
+        lane = self.lanes[list(self.outcomes).index(capture.name) % len(self.lanes)]
+        return lane.daemon.stderr()
+
+    def close(self) -> None:
+        self.stopping.set()
+        for lane in self.lanes:
+            lane.close()
+
+    def _replay(self, lane: Lane, capture: Capture, workdir: Path) -> list[str]:
+        assert lane.published is not None
+        workdir.mkdir()
+        size, agent = capture.size(), capture.agent()
+        assert size and agent
+        data = capture.bytes_path.read_bytes()
+        labels = capture.labels()
+        anchors = [
+            (int(s["offset"]), float(s["t"])) for s in labels.get("segments", []) if "t" in s
+        ]
+        anchors += [
+            (int(e["offset"]), float(e["t"]))
+            for e in labels.get("driver_events", labels.get("events", []))
+            if "t" in e
+        ]
+        reads = capture.timing()
+        pace = Pace(reads, reads=True) if reads else Pace(anchors or [(0, 0.0), (len(data), 5.0)])
+        feeder = Feeder(lane.server, workdir, size[0], size[1], agent)
+        try:
+            # The status file is read by every replay that starts: not a hundred times a second.
+            wait_agent_pane(lane.daemon, feeder.pane, agent, interval=0.05)
+            start = time.monotonic()
+            wrong = []
+            for point in capture.points():
+                if self.stopping.is_set():
+                    raise Cancelled(capture.name)
+                feed_paced(feeder, data, point.offset, pace, start)
                 # No client is attached, so nobody sees the pane: a finished turn shows as done.
                 want = {"idle": ("idle", "done")}.get(point.state, (point.state,))
-                retry_until(
-                    lambda: feeder.state() in want,  # noqa: B023 - used before the loop moves on
-                    timeout=3,
-                    what=f"{want} at {point.offset}",
-                )
-            except AssertionError:
-                wrong.append(
-                    f"@{point.offset}: want {point.state}, pane shows "
-                    f"{feeder.state()} ({point.note})"
-                )
-        assert not wrong, "\n".join(wrong) + "\n" + daemon.stderr()[-1500:]
+                if not lane.published.wait_for(feeder.pane, want, timeout=3):
+                    wrong.append(
+                        f"@{point.offset}: want {point.state}, pane shows "
+                        f"{feeder.state()} ({point.note}); published: "
+                        f"{lane.published.record(feeder.pane, start)}"
+                    )
+            return wrong
+        finally:
+            feeder.close()
+            lane.server.kill_pane(feeder.pane)
+
+
+@pytest.fixture(scope="module")
+def live_replays(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveReplays]:
+    # The captures of the test_capture_live cases this run holds (after -k, -m, --lf), in the
+    # order they run; under xdist the module is one group (--dist loadgroup), so one worker.
+    captures = []
+    for item in request.session.items:
+        if (
+            isinstance(item, pytest.Function)
+            and item.originalname == "test_capture_live"
+            and item.module is request.module
+        ):
+            capture = item.callspec.params["capture"]
+            assert isinstance(capture, Capture)
+            captures.append(capture)
+    workdir = tmp_path_factory.mktemp("replays")
+    replays = LiveReplays(workdir, captures, LIVE_PANES, PANES_PER_DAEMON)
+    try:
+        yield replays
     finally:
-        feeder.close()
-        server.kill_pane(feeder.pane)
+        replays.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("capture", _live_params())
+def test_capture_live(capture: Capture, live_replays: LiveReplays) -> None:
+    wrong = live_replays.wrong(capture)
+    assert not wrong, "\n".join(wrong) + "\n" + live_replays.stderr(capture)[-1500:]
 
 
 def test_new_and_killed_panes(server: TmuxServer, daemon: DaemonProcess, tmp_path: Path) -> None:

@@ -30,6 +30,9 @@ from tests.support.tmux_server import TmuxServer, retry_until
 pytestmark = [
     pytest.mark.tmux,
     pytest.mark.slow,
+    # one module-scoped rig, and each test goes on from the state the one before left it in:
+    # under xdist, one worker (--dist loadgroup)
+    pytest.mark.xdist_group("notify_live"),
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
     pytest.mark.skipif(shutil.which("dbus-daemon") is None, reason="dbus-daemon is not installed"),
 ]

@@ -52,11 +52,18 @@ def size_of(capture: Path) -> tuple[int, int]:
 
 def state(pane: Any) -> str:
     """Everything of a PaneScreen that shows now or can show later, as one string."""
+    return hashlib.sha256(repr(parts(pane)).encode()).hexdigest()[:16]
+
+
+def parts(pane: Any) -> list[Any]:
+    """Everything of a PaneScreen that shows now or can show later: the snapshot, then the
+    screen's cells (the grid's lines, the main screen behind the alternate one, the history:
+    lists of the one-character strings the screen stores), then its small state."""
     s = pane._screen
     p = pane._parser
     snap = pane.snapshot()
     saved = s.saved_grid
-    parts = [
+    return [
         snap,
         s.grid.lines,
         s.grid.wrapped,
@@ -68,7 +75,6 @@ def state(pane: Any) -> str:
         (s.last, s.zwj_pending),
         (p.state, p._u8_size, bytes(p._u8)),
     ]
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
 
 def digests(capture: Path, step: int | None = None) -> Iterator[str]:

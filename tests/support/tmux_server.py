@@ -5,6 +5,7 @@ Never touches the user's default server. Tests wait with `retry_until`, not with
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import re
 import shlex
@@ -84,7 +85,7 @@ class TmuxServer:
         self.tmux: str = TMUX
         self.socket_name = socket_name or f"osf-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.pid: int | None = None
-        self._sessions = 0
+        self._sessions = itertools.count(1)  # next() is atomic: panes are made from threads too
 
     def cmd(self, *args: str, check: bool = True) -> str:
         argv = [self.tmux, "-L", self.socket_name, "-f", "/dev/null", *args]
@@ -118,7 +119,7 @@ class TmuxServer:
         command starts (a new window would start at the session size and be resized later, which
         races with a program that writes at once; `window-size manual` with no client crashes
         tmux 3.3a on new-window)."""
-        self._sessions += 1
+        session = f"case{next(self._sessions)}"
         pane = self.cmd(
             "new-session",
             "-d",
@@ -126,7 +127,7 @@ class TmuxServer:
             "-F",
             "#{pane_id}",
             "-s",
-            f"case{self._sessions}",
+            session,
             "-x",
             str(cols),
             "-y",
