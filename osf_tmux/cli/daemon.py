@@ -194,7 +194,7 @@ def daemon_cmd(
         tmux.run("set-option", "-gu", leftovers.DOWN)
     daemon.install_hooks()
     log.info("started for %s", server.describe())
-    daemon.write_status(force=True)
+    daemon.write_status()
     daemon.run()
     hub.close()
     notifier.close()

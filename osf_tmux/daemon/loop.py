@@ -160,7 +160,7 @@ class Daemon:
         except NoServerError as exc:
             log.info("tmux server is gone (%s); exiting", exc)
             self.registry.close_all()
-            self.write_status(force=True, running=False)
+            self.write_status(running=False)
             return
         self.shutdown()
 
@@ -188,7 +188,7 @@ class Daemon:
             if errors:
                 log.info("clean-up: %s", "; ".join(str(e) for e in errors))
         self.registry.close_all()
-        self.write_status(force=True, running=False)
+        self.write_status(running=False)
 
     # ---- the loop --------------------------------------------------------------------------
 
@@ -246,5 +246,5 @@ class Daemon:
         """Another thread's section of the status changed: written at the loop's next turn."""
         self.table.status_dirty = True
 
-    def write_status(self, force: bool = False, running: bool = True) -> None:
+    def write_status(self, running: bool = True) -> None:
         self.status_writer.write(running)

@@ -10,7 +10,7 @@ import os
 import shutil
 import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,26 +23,6 @@ pytestmark = [
     pytest.mark.tmux,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
 ]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[TmuxServer]:
-    srv = TmuxServer()
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.kill()
-
-
-@pytest.fixture(scope="module")
-def daemon(server: TmuxServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProcess]:
-    d = DaemonProcess(server, tmp_path_factory.mktemp("daemon"))
-    d.start()
-    try:
-        yield d
-    finally:
-        d.stop()
 
 
 def kill_pane(server: TmuxServer, pane: str) -> None:

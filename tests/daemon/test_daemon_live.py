@@ -31,26 +31,6 @@ pytestmark = [
 CAPTURES = Path(__file__).resolve().parents[2] / "captures"
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[TmuxServer]:
-    srv = TmuxServer()
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.kill()
-
-
-@pytest.fixture(scope="module")
-def daemon(server: TmuxServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProcess]:
-    d = DaemonProcess(server, tmp_path_factory.mktemp("daemon"))
-    d.start()
-    try:
-        yield d
-    finally:
-        d.stop()
-
-
 def pane_status(daemon: DaemonProcess, pane: str) -> dict[str, object] | None:
     for p in daemon.status().get("panes", []):
         if p.get("pane") == pane:

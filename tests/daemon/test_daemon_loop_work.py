@@ -167,7 +167,7 @@ def test_panes_that_drew_in_the_last_second_are_counted(rig: Rig) -> None:
 
 def test_the_status_file_holds_the_status(rig: Rig) -> None:
     rig.sweep(pane(1), pane(2, agent_override="claude", session_name="naïve ● s"))
-    rig.daemon.write_status(force=True)
+    rig.daemon.write_status()
     assert rig.daemon.status_file is not None
     written = json.loads(rig.daemon.status_file.read_text(encoding="utf-8"))
     expected = rig.daemon.status()

@@ -179,7 +179,7 @@ def test_status_file_is_private(tmp_path: Path) -> None:
         "token",
         status_file=files.status,
     )
-    daemon.write_status(force=True)
+    daemon.write_status()
     assert mode(files.status) == 0o600
     assert '"running": true' in files.status.read_text()
 
