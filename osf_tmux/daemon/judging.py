@@ -155,9 +155,8 @@ class JudgingStep:
                 w.judge = ScreenJudge(w.manifest)
             snap = polled if polled is not None else w.screen.snapshot()  # type: ignore[union-attr]
             judge, classified = w.judge, w.judge.classified
-            working = w.tracker.current.state == "working"
             try:
-                w.verdict, w.holding = self.guard.judge(judge, snap, working)
+                w.verdict, w.holding = self.guard.judge(judge, snap, w.tracker.current.state)
             except OverBudget:  # the last verdict stands until the next turn judges again
                 self._drop_slow_rules(w, snap)
             table.counters["judged"] += 1

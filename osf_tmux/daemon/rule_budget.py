@@ -26,6 +26,7 @@ from types import FrameType, TracebackType
 from typing import TypeVar
 
 from osf_tmux.judge.classify import Verdict, classify, rule_matches
+from osf_tmux.judge.holds import can_hold
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import RuleSet
 from osf_tmux.judge.screen_judge import ScreenJudge
@@ -137,14 +138,15 @@ def _search_all(pattern: re.Pattern[str], argvs: Sequence[Sequence[str]]) -> Non
             pattern.search(arg)
 
 
-def judged(judge: ScreenJudge, snap: Snapshot, holds_apply: bool) -> tuple[Verdict, frozenset[str]]:
+def judged(
+    judge: ScreenJudge, snap: Snapshot, current: str | None
+) -> tuple[Verdict, frozenset[str]]:
     """The verdict on `snap`, and the ids of the manifest's holds whose conditions match it
     (judge/holds.py: the tracker is handed only these, so their patterns run here too).
-    `holds_apply`: whether the pane reads `working`; a hold keeps such a pane working only on a
-    screen that reads idle or done (judge/combine.py), so on any other none is matched."""
+    `current`: what the pane reads now; where no hold can apply (`can_hold`), none is matched."""
     verdict = judge.verdict(snap)
     holds = judge.manifest.holds
-    if not (holds and holds_apply and verdict.state in ("idle", "done")):
+    if not (holds and can_hold(current, verdict.state)):
         return verdict, frozenset()
     return verdict, frozenset(h.id for h in holds if rule_matches(h, snap))
 
@@ -175,10 +177,10 @@ class RuleGuard:
                 return None
 
     def judge(
-        self, judge: ScreenJudge, snap: Snapshot, holds_apply: bool
+        self, judge: ScreenJudge, snap: Snapshot, current: str | None
     ) -> tuple[Verdict, frozenset[str]]:
         """`judged` under the budget; raises OverBudget (then `drop_slow`)."""
-        return self.budget.run(functools.partial(judged, judge, snap, holds_apply))
+        return self.budget.run(functools.partial(judged, judge, snap, current))
 
     def drop_slow(self, manifest: Manifest, snap: Snapshot) -> Manifest:
         """A rule of `manifest` took more CPU than the budget on `snap`: the manifest without

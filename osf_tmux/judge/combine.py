@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from osf_tmux.judge.classify import Verdict
-from osf_tmux.judge.holds import Holds
+from osf_tmux.judge.holds import Holds, can_hold
 from osf_tmux.judge.manifest import Rule
 from osf_tmux.judge.output_flow import OutputFlow
 from osf_tmux.vt.snapshot import Snapshot
@@ -174,7 +174,7 @@ class PaneTracker:
             return self._set(None, None, "none", wall)
         if raw in ("idle", "done") and source == "screen" and flowing:
             raw, rule = "working", OUTPUT_FLOW_RULE
-        elif raw in ("idle", "done") and source == "screen" and cur == "working" and held:
+        elif source == "screen" and can_hold(cur, raw) and held:
             # Still drawing what the turn produced, with nothing on screen saying so.
             raw, rule = "working", held.id
         if raw == "blocked" and source == "screen" and obs.snapshot is not None:

@@ -17,6 +17,13 @@ from osf_tmux.judge.manifest import Rule
 from osf_tmux.vt.snapshot import Snapshot
 
 
+def can_hold(current: str | None, screen: str) -> bool:
+    """Whether a hold can change what a pane reads: it keeps a `working` pane working while its
+    screen reads idle or done, and does nothing in any other case (the tracker, combine.py, and
+    the daemon, which matches holds only where one can apply)."""
+    return current == "working" and screen in ("idle", "done")
+
+
 class Holds:
     """When each hold's region last changed, and which hold (if any) applies at a moment."""
 
