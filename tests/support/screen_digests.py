@@ -24,17 +24,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tools.capture_states import offsets
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def offsets(capture: Path) -> list[int]:
-    timing = capture.with_suffix(".timing")
-    size = capture.stat().st_size
-    if timing.exists():
-        found = {int(line.split()[0]) for line in timing.read_text().splitlines() if line.strip()}
-    else:
-        found = set(range(4096, size, 4096))
-    return sorted(o for o in found | {size} if 0 < o <= size)
 
 
 def size_of(capture: Path) -> tuple[int, int]:

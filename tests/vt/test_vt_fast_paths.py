@@ -15,7 +15,8 @@ from osf_tmux.vt import state_machine, stream
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.screen import INERT_CSI, TmuxScreen
 from osf_tmux.vt.stream import Parser
-from tests.support.screen_digests import offsets, parts, size_of, state
+from tests.support.screen_digests import parts, size_of, state
+from tools.capture_states import offsets
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPTURE_FOLDERS = sorted(p for p in (ROOT / "captures").iterdir() if p.is_dir())
