@@ -51,6 +51,11 @@ def state_dir(server_key: str, env: Mapping[str, str] | None = None) -> Path:
     return Path(base) / "osf-tmux" / server_key
 
 
+def captures_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where `osf-tmux capture` writes unless told otherwise: beside the servers' state."""
+    return state_dir("captures", env)
+
+
 def runtime_dir(server_key: str, env: Mapping[str, str] | None = None) -> Path:
     """The daemon's FIFOs: private to the user, gone with the machine."""
     env = os.environ if env is None else env

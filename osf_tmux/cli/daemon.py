@@ -144,6 +144,7 @@ def daemon_cmd(
     server: ServerSpec, foreground: bool, debug: bool, watchdog: bool, revived: bool
 ) -> None:
     """Run the daemon in this process (`start` runs it in the background for you)."""
+    from osf_tmux.daemon.capture_server import CaptureServer
     from osf_tmux.daemon.events import EventHub, backlog_from, fan_out
     from osf_tmux.daemon.loop import Daemon
     from osf_tmux.daemon.source import PipeFactory
@@ -189,6 +190,12 @@ def daemon_cmd(
         extra_status={"notify": notifier.status, "events": hub.status},
     )
     notifier.on_change = daemon.status_changed
+    captures = CaptureServer(files.runtime, daemon.recorded)
+    try:
+        captures.start()
+        daemon.status_writer.extra["capture"] = captures.status
+    except OSError as exc:  # `osf-tmux capture` then says no daemon answers; the rest goes on
+        log.warning("no capture socket (osf-tmux capture): %s", exc)
     daemon.install_signal_handlers()
     with contextlib.suppress(TmuxError):
         tmux.run("set-option", "-gu", leftovers.DOWN)
@@ -196,6 +203,7 @@ def daemon_cmd(
     log.info("started for %s", server.describe())
     daemon.write_status()
     daemon.run()
+    captures.close()
     hub.close()
     notifier.close()
     if watching is not None:

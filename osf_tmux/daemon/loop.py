@@ -27,6 +27,7 @@ from osf_tmux.daemon import tmux_hooks
 from osf_tmux.daemon.judging import JudgingStep
 from osf_tmux.daemon.process import foreground_commands
 from osf_tmux.daemon.publish import Publisher
+from osf_tmux.daemon.recent import Recording
 from osf_tmux.daemon.registry import PaneRegistry
 from osf_tmux.daemon.rule_budget import RuleGuard
 from osf_tmux.daemon.scheduler import Scheduler
@@ -233,6 +234,28 @@ class Daemon:
 
     def publish(self) -> None:
         publish(self.tmux, self.publisher, self.table, self.registry.clients)
+
+    def recorded(self, pane_id: str) -> tuple[dict[str, Any], Recording | None] | None:
+        """What `osf-tmux capture` asks of an agent pane: its state as published and the bytes
+        kept (read from the capture server's thread: plain reads, the recording under its lock).
+        None: no agent pane by that id."""
+        w = self.table.panes.get(pane_id)
+        if w is None or w.manifest is None:
+            return None
+        st, screen = w.tracker.current, w.screen
+        cols, rows = screen.size if screen is not None else (w.info.width, w.info.height)
+        info = {
+            "target": w.info.address,
+            "agent": w.manifest.agent,
+            "cols": cols,
+            "rows": rows,
+            "state": st.state,
+            "rule": st.rule,
+            "source": st.source,
+            "since": st.since,
+            "pipe": w.mode,
+        }
+        return info, (w.recent.recording() if w.recent is not None else None)
 
     def states(self) -> dict[str, PaneState]:
         return self.table.states()
