@@ -189,6 +189,9 @@ def daemon_cmd(
         extra_status={"notify": notifier.status, "events": hub.status},
     )
     notifier.on_change = daemon.status_changed
+    daemon.attach_fleet(
+        files.runtime, stamp=config_stamp(files.state), on_transition=notifier.on_remote
+    )
     daemon.install_signal_handlers()
     with contextlib.suppress(TmuxError):
         tmux.run("set-option", "-gu", leftovers.DOWN)

@@ -4,9 +4,11 @@ there (`answer`, an attach window).
 Never a prompt in the background: `BatchMode` (no password, no passphrase, no unknown host key
 accepted), a short connect timeout, and keep-alives that end a connection whose other end went
 silent. One TCP connection per host is shared through a control socket in a private directory:
-the first ssh to a host becomes its master and the others ride on it. `ControlPersist` is off:
-the master lives exactly as long as the session that opened it (the daemon's event stream, as a
-rule), so no background ssh outlives its user, and a dead host ends every session on it at once.
+the first ssh to a host starts a master in the background and every session (the daemon's event
+stream, an `answer`, an attach window) rides on it and ends on its own. The master stays
+`PERSIST` seconds after its last session: without it, the session that happened to open the
+connection (a window the user closes) would wait for all the others before it could end. A dead
+host ends the master and every session on it at once.
 
 The remote command is one string for the remote shell (ssh joins its argv with spaces and hands
 it to the login shell there): each word is quoted with shlex, so a target or an answer arrives
@@ -26,6 +28,7 @@ SSH = "ssh"
 CONNECT_TIMEOUT = 5  # seconds to reach a host before it counts as offline
 ALIVE_INTERVAL = 5  # keep-alive every 5 s of silence; after ALIVE_COUNT unanswered the link ends
 ALIVE_COUNT = 2
+PERSIST = 60  # seconds the shared connection outlives its last session
 CONFIG_ENV = "OSF_SSH_CONFIG"
 # A control socket's path: the directory, "/", %C (40 hex digits), and the 17 characters ssh adds
 # to the master's temporary name, within sun_path's 108 bytes (104 on some systems).
@@ -53,10 +56,13 @@ def ssh_argv(
     config: str | None = None,
     controls: Path | None = None,
     ssh: str = SSH,
+    share: bool = True,
 ) -> list[str]:
     """`ssh ... DESTINATION 'REMOTE ARGV'`. `controls` is the control sockets' directory
-    (default: control_dir(), created on first use); `config` an ssh config file (-F)."""
-    controls = control_dir() if controls is None else controls
+    (default: control_dir(), created on first use); `config` an ssh config file (-F);
+    `share` False: a connection of its own (no control socket)."""
+    if share and controls is None:
+        controls = control_dir()
     argv = [ssh]
     if config:
         argv += ["-F", config]
@@ -66,10 +72,10 @@ def ssh_argv(
         "-o", f"ServerAliveInterval={ALIVE_INTERVAL}",
         "-o", f"ServerAliveCountMax={ALIVE_COUNT}",
     ]  # fmt: skip
-    if len(os.fsencode(controls)) <= _SOCKET_MAX:
+    if controls is not None and share and len(os.fsencode(controls)) <= _SOCKET_MAX:
         # %C: a hash of the connection's local host, remote host, port and user.
         argv += ["-o", "ControlMaster=auto", "-o", f"ControlPath={controls}/%C"]
-        argv += ["-o", "ControlPersist=no"]
+        argv += ["-o", f"ControlPersist={PERSIST}"]
     else:
         # ssh refuses to connect at all when the socket's path is too long: no sharing then.
         argv += ["-o", "ControlPath=none"]

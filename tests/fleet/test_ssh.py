@@ -26,7 +26,7 @@ def test_ssh_never_prompts_and_shares_one_connection() -> None:
     assert int(opts["ServerAliveInterval"]) > 0 and int(opts["ServerAliveCountMax"]) > 0
     assert opts["ControlMaster"] == "auto"
     assert opts["ControlPath"] == f"{CONTROLS}/%C"
-    assert opts["ControlPersist"] == "no"
+    assert int(opts["ControlPersist"]) > 0
     assert argv[0] == "ssh"
     assert "-T" in argv and "-t" not in argv and "-F" not in argv and "-p" not in argv
     assert argv[-3:] == ["--", "devbox", "osf-tmux events"]
