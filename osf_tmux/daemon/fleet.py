@@ -20,7 +20,7 @@ from osf_tmux.fleet.link import HostLink, Spawn, Watch, spawn
 from osf_tmux.fleet.remote import RemotePane, RemoteTransition
 from osf_tmux.fleet.ssh import control_dir, ssh_argv, ssh_config
 from osf_tmux.paths import UnsafeDirectoryError
-from osf_tmux.tmux import SEP, Tmux, TmuxError
+from osf_tmux.tmux import SEP, NoServerError, Tmux, TmuxError
 
 log = logging.getLogger("osf_tmux.daemon.fleet")
 
@@ -79,6 +79,8 @@ class Fleet:
         if values is None:
             try:
                 values = read_options(self.tmux)
+            except NoServerError:
+                raise  # the daemon's loop ends on it
             except TmuxError as exc:
                 log.warning("cannot read the fleet's options: %s", exc)
                 return
