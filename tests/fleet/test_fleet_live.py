@@ -142,6 +142,7 @@ def test_a_remote_prompt_is_listed_counted_and_notified_once(fleet: Fleet) -> No
     assert all(p["host"] is None for p in status["panes"] if p is not row)
     assert set(status["hosts"]["devbox"]) == {"state", "since", "error", "version",
                                               "remote_command"}  # fmt: skip
+    assert "devbox: online" in fleet.local_daemon.cli("doctor").stdout
     # Notified once, with the host in OSF_HOST.
     (line,) = retry_until(fleet.notified, timeout=10, what="the notify command")
     host, pane, where, question = line.split("|")
@@ -154,6 +155,7 @@ def test_a_host_that_goes_away_is_offline_and_comes_back(fleet: Fleet) -> None:
     fleet.sshd.stop()  # the host is gone: its sshd, the connections and the sessions on them
     retry_until(lambda: fleet.host().get("state") == "offline", timeout=15, what="offline")
     assert fleet.host()["error"]
+    assert "devbox: offline since" in fleet.local_daemon.cli("doctor").stdout
     # Its last states are not shown as current: out of the list and the counts.
     assert fleet.remote_rows() == []
     retry_until(lambda: fleet.count() == "0", timeout=5, what="the count without devbox")
