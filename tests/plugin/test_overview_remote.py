@@ -8,7 +8,7 @@ from typing import Any
 from osf_tmux.plugin.overview import as_records, as_table, order, remote_panes
 
 
-def _row(host: str | None, pane: str, state: Any = "blocked", **kw: Any) -> dict[str, Any]:
+def _row(host: str | None, pane: Any, state: Any = "blocked", **kw: Any) -> dict[str, Any]:
     return {"pane": pane, "target": "work:1.0", "agent": "claude", "state": state,
             "since": 100.0, "host": host, "question": "Proceed?", **kw}  # fmt: skip
 
