@@ -5,6 +5,7 @@ measured is the local daemon's side of the fleet."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -17,14 +18,14 @@ def main() -> None:
     argv = sys.argv[1:]
     host = argv[argv.index("--") + 1]
     fifo = os.path.join(os.environ["FLEET_BENCH_DIR"], f"{host}.fifo")
-    with __import__("contextlib").suppress(FileExistsError):
+    with contextlib.suppress(FileExistsError):
         os.mkfifo(fifo)
     out = sys.stdout
     out.write(json.dumps({"kind": "hello", "version": "bench", "protocol": 1}) + "\n")
     for n in range(1, PANES + 1):
         state = "working" if n % 2 else "idle"
         line = {"kind": "state", "time": time.time(), "pane": f"%{n}", "target": f"w{n}:0.0",
-                "agent": "claude", "before": None, "after": state, "rule": None, "question": ""}  # fmt: skip
+                "agent": "claude", "before": None, "after": state}  # fmt: skip
         out.write(json.dumps(line) + "\n")
     out.write('{"kind":"synced"}\n')
     out.flush()
@@ -36,8 +37,8 @@ def main() -> None:
             return
         buf += chunk
         *lines, buf = buf.split(b"\n")
-        for line in lines:
-            os.write(1, line + b"\n")
+        for raw in lines:
+            os.write(1, raw + b"\n")
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ def main() -> None:
         bin_dir = home / "bin"
         bin_dir.mkdir()
         ssh = bin_dir / "ssh"
-        ssh.write_text(f"#!/bin/sh\nexec {sys.executable} {FAKE_SSH} \"$@\"\n")
+        ssh.write_text(f'#!/bin/sh\nexec {sys.executable} {FAKE_SSH} "$@"\n')
         ssh.chmod(0o755)
         server = TmuxServer()
         server.start()

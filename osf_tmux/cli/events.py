@@ -197,10 +197,11 @@ def events_cmd(server: ServerSpec, as_json: bool, current: bool, hello: bool) ->
 
     Exit status: 3 when the daemon is not running, stops, or drops this reader."""
     if hello:
-        _say_hello()
         as_json = current = True
     try:
         with _subscribe(server) as feed:
+            if hello:  # only once the daemon answers: before, there is nothing to stream
+                _say_hello()
             while True:
                 try:
                     event = feed.read()
