@@ -68,6 +68,94 @@ def cpu_over(pid: int, seconds: float) -> tuple[float, int]:
     return 100 * (cpu1 - cpu0) / (time.monotonic() - t0), rss
 
 
+CAPTURE = ROOT / "captures/claude-2.1.328/c_bash_yes-120x32.bytes"
+BLOCKED_AT = 5676  # the Bash permission prompt (c_bash_yes-120x32.labels.json)
+
+
+def real(trials: int) -> None:
+    """One real host through a private sshd on 127.0.0.1 (tests/support/sshd.py), with its own
+    tmux server and daemon: a Claude Code prompt written into a remote pane, then the time until
+    the remote daemon's own count changes and until the local one does (the difference is the
+    ssh hop and the local daemon)."""
+    import shlex
+
+    from tests.support.live import Feeder
+    from tests.support.sshd import running_sshd
+
+    with tempfile.TemporaryDirectory(prefix="osf-fleet-real-") as tmp:
+        home = Path(tmp)
+        with running_sshd(home / "sshd") as sshd:
+            remote, local = TmuxServer(), TmuxServer()
+            remote.start()
+            local.start()
+            (home / "r").mkdir()
+            (home / "l").mkdir()
+            rd, ld = DaemonProcess(remote, home / "r"), DaemonProcess(local, home / "l")
+            rd.debug = ld.debug = False
+            ld.env["XDG_RUNTIME_DIR"] = str(sshd.controls)
+            ld.env["OSF_SSH_CONFIG"] = str(sshd.client_config)
+            ld.env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+            env = [f"{k}={rd.env[k]}" for k in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME")]
+            osf = Path(sys.executable).with_name("osf-tmux")
+            command = shlex.join(["env", *env, str(osf), "-L", remote.socket_name])
+            for name, value in (("@osf-hosts", sshd.name), ("@osf-remote-command", command),
+                                ("@osf-notify-desktop", "off")):  # fmt: skip
+                local.cmd("set-option", "-g", name, value)
+            try:
+                rd.start(timeout=60)
+                ld.start(timeout=60)
+                retry_until(
+                    lambda: (
+                        (ld.status().get("hosts") or {}).get(sshd.name, {}).get("state") == "online"
+                    ),
+                    timeout=30,
+                )
+
+                def count(server: TmuxServer) -> int:
+                    out = server.cmd("show-options", "-gqv", "@osf_blocked_count").strip()
+                    return int(out or 0)
+
+                there, here = [], []
+                data = CAPTURE.read_bytes()[:BLOCKED_AT]
+                for _ in range(trials):
+                    feeder = Feeder(remote, home, 120, 32, "claude")
+                    retry_until(
+                        lambda f=feeder: any(  # type: ignore[misc]
+                            p.get("pane") == f.pane and p.get("pipe") == "pipe"
+                            for p in rd.status().get("panes", [])
+                        ),
+                        timeout=10,
+                    )
+                    t0 = time.monotonic()
+                    feeder.write(data)
+                    t_remote = t_local = None
+                    while t_local is None:
+                        if t_remote is None and count(remote) == 1:
+                            t_remote = time.monotonic() - t0
+                        if count(local) == 1:
+                            t_local = time.monotonic() - t0
+                        if time.monotonic() - t0 > 10:
+                            raise RuntimeError("no blocked count within 10 s")
+                    there.append(t_remote if t_remote is not None else t_local)
+                    here.append(t_local)
+                    feeder.close()
+                    remote.kill_pane(feeder.pane)
+                    retry_until(lambda: count(local) == 0, timeout=10, interval=0.002)
+                for what, xs in (("remote count", there), ("local count", here)):
+                    ms = sorted(x * 1000 for x in xs)
+                    print(f"prompt bytes -> {what}: p50 {statistics.median(ms):.0f} ms, "
+                          f"max {ms[-1]:.0f} ms")  # fmt: skip
+                hop = sorted((b - a) * 1000 for a, b in zip(there, here, strict=True))
+                load = os.getloadavg()[0]
+                print(f"the hop (local - remote): p50 {statistics.median(hop):.0f} ms, "
+                      f"max {hop[-1]:.0f} ms ({trials} trials); load {load:.1f}")  # fmt: skip
+            finally:
+                ld.stop()
+                rd.stop()
+                local.kill()
+                remote.kill()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--hosts", type=int, default=10)
@@ -75,7 +163,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--rate", type=float, default=20, help="remote changes a second")
     ap.add_argument("--trials", type=int, default=30)
+    ap.add_argument("--real", type=int, metavar="N", help="N trials through a real sshd instead")
     args = ap.parse_args()
+    if args.real:
+        real(args.real)
+        return
     with tempfile.TemporaryDirectory(prefix="osf-fleet-") as tmp:
         home = Path(tmp)
         bin_dir = home / "bin"
