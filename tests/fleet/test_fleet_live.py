@@ -135,6 +135,8 @@ def test_a_remote_prompt_is_listed_counted_and_notified_once(fleet: Fleet) -> No
     assert "1 blocked" in fleet.local.cmd("show-options", "-gqv", "@osf_status")
     table = fleet.local_daemon.cli("list").stdout
     assert f"devbox:{target}" in table
+    shown = fleet.local_daemon.cli("status").stdout
+    assert f"devbox:{target}" in shown and "host devbox: online" in shown
     # status.json: the remote row next to local ones, the host's own record.
     status = fleet.local_daemon.status()
     (row,) = [p for p in status["panes"] if p["host"] == "devbox"]
