@@ -118,6 +118,9 @@ def list_cmd(server: ServerSpec, as_json: bool) -> None:
         click.echo(f"no agent runs in any pane{why}")
     else:
         click.echo(overview.as_table(seen.panes, now))
+    if not as_json:
+        for line in overview.hosts_away(status):
+            click.echo(f"osf-tmux: {line}", err=True)
     if not running:
         if seen.panes and not as_json:
             click.echo(f"osf-tmux: the daemon is not running for {server.describe()}", err=True)

@@ -323,8 +323,8 @@ class Notifier:
 
     def on_remote(self, t: RemoteTransition) -> None:
         """From the daemon's loop: another machine's pane changed state (the fleet's link)."""
-        if t.after is None and t.before != "blocked":
-            return
+        if t.before != "blocked" and t.after not in self.config.states:
+            return  # a busy host's working <-> idle: nothing to say, no room taken in the queue
         if self.inline:
             self.handle_remote(t)
             return

@@ -174,6 +174,19 @@ def remote_panes(status: Mapping[str, Any] | None) -> list[AgentPane]:
     return out
 
 
+def hosts_away(status: Mapping[str, Any] | None) -> list[str]:
+    """A line for each host of `@osf-hosts` whose panes cannot be shown (offline, ...), with
+    why: a list without them must not read as "no agent waits there"."""
+    hosts = (status or {}).get("hosts")
+    out = []
+    for name, h in hosts.items() if isinstance(hosts, dict) else ():
+        if isinstance(h, dict) and h.get("state") != "online":
+            error = h.get("error")
+            why = f": {clean(error, 200)}" if isinstance(error, str) and error else ""
+            out.append(f"host {clean(str(name), 60)} is {h.get('state')}{why}")
+    return out
+
+
 def _asking(pane: AgentPane, capture: PaneCapture | None) -> AgentPane:
     """A blocked pane with what its screen asks."""
     if pane.state != "blocked" or capture is None:

@@ -158,6 +158,7 @@ def test_a_host_that_goes_away_is_offline_and_comes_back(fleet: Fleet) -> None:
     retry_until(lambda: fleet.host().get("state") == "offline", timeout=15, what="offline")
     assert fleet.host()["error"]
     assert "devbox: offline since" in fleet.local_daemon.cli("doctor").stdout
+    assert "host devbox is offline" in fleet.local_daemon.cli("list").stderr
     # Its last states are not shown as current: out of the list and the counts.
     assert fleet.remote_rows() == []
     retry_until(lambda: fleet.count() == "0", timeout=5, what="the count without devbox")

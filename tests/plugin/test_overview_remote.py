@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from osf_tmux.plugin.overview import as_records, as_table, order, remote_panes
+from osf_tmux.plugin.overview import as_records, as_table, hosts_away, order, remote_panes
 
 
 def _row(host: str | None, pane: Any, state: Any = "blocked", **kw: Any) -> dict[str, Any]:
@@ -34,3 +34,10 @@ def test_remote_rows_of_online_hosts_with_their_host() -> None:
     assert (record["host"], record["pane"], record["target"]) == ("devbox", "%3", "work:1.0")
     assert "devbox:work:1.0" in as_table(panes, 130.0)
     assert remote_panes(None) == [] and remote_panes({"panes": [_row("devbox", "%3")]}) == []
+
+
+def test_hosts_whose_panes_cannot_be_shown_are_named() -> None:
+    status = {"hosts": {"devbox": {"state": "online"},
+                        "gone": {"state": "offline", "error": "no route\x1b[2J"}}}  # fmt: skip
+    assert hosts_away(status) == ["host gone is offline: no route [2J"]
+    assert hosts_away(None) == []
