@@ -5,11 +5,12 @@ reads what is there when told, and names its next deadline (a retry, a hello tha
 ssh that closed its output but has not exited yet). No polling: at rest a link costs nothing but
 its descriptor in the selector.
 
-States: `connecting` (ssh started, no hello yet), `online` (the remote daemon said hello and
-streams), `offline` (ssh failed or the stream ended: retried after 1 s, 2 s, ... up to 60 s),
-`incompatible` (osf-tmux missing there, or a version that does not speak this protocol: said
-once, retried at the slowest pace, since an upgrade there should be picked up). An offline
-host has no panes: its last states are never shown as current.
+States: `connecting` (the first connection, no hello yet), `online` (the remote daemon said
+hello and streams), `offline` (ssh failed or the stream ended: retried after 1 s, 2 s, ... up to
+60 s, and offline, since when it went, until a retry gets a hello), `incompatible` (osf-tmux
+missing there, or a version that does not speak this protocol: said once, retried at the
+slowest pace, since an upgrade there should be picked up). A host that is not online has no
+panes: its last states are never shown as current.
 
 ssh's stderr (and the remote command's) goes to a private file of the link's, read when ssh
 exits to say why: a file, not a pipe, since the shared connection's master that ssh may leave in
@@ -127,7 +128,7 @@ class HostLink:
             return self.next_try
         if self.eof_at is not None:
             return self.exit_check
-        return self.hello_by if self.state == CONNECTING else float("inf")
+        return self.hello_by if self.online_at is None else float("inf")
 
     def tick(self) -> None:
         """Whatever is due: connect, give up on a late hello, reap an ssh that ended."""
@@ -142,7 +143,7 @@ class HostLink:
             else:
                 self.exit_check = now + EXIT_STEP
             return
-        if self.state == CONNECTING and now >= self.hello_by:
+        if self.online_at is None and now >= self.hello_by:
             self._fail(OFFLINE, f"no answer from osf-tmux there within {HELLO_WAIT:g} s")
 
     def connect(self) -> None:
@@ -168,8 +169,6 @@ class HostLink:
         self.said_bye = False
         self.eof_at = None
         self.hello_by = self.clock.now() + HELLO_WAIT
-        if self.state != CONNECTING:
-            self._set(CONNECTING, self.error)
 
     def on_readable(self) -> None:
         if self._fd is None:
@@ -211,7 +210,7 @@ class HostLink:
                 self.counters["skipped"] += 1
             elif isinstance(item, Hello):
                 self._hello(item)
-            elif self.state == ONLINE:
+            elif self.online_at is not None:
                 self.counters["messages"] += 1
                 self._message(item)
             if self.proc is None:
@@ -289,9 +288,7 @@ class HostLink:
         self._stop_process()
         said = self._stderr()
         log.debug("host %s: ssh exited (%s): %s", self.name, code, said)
-        online = self.online_at is not None and self.state == ONLINE
-        if self.state == INCOMPATIBLE:
-            return
+        online = self.online_at is not None
         if not online and (code == EXIT_NOT_FOUND or "command not found" in said
                            or "No such file or directory" in said):  # fmt: skip
             self._retry_later(

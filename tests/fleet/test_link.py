@@ -127,15 +127,18 @@ def test_the_stream_ending_makes_the_host_offline_without_panes_and_retried_late
     rig.until(lambda: link.state == OFFLINE, "offline")
     assert link.panes == {}
     assert link.error == "the connection was lost"
-    # Retried after 1 s, then 2 s, 4 s ... up to a minute.
+    # Retried after 1 s, then 2 s, 4 s ... up to a minute; offline all along, since it went.
+    link.argv = _program([], code=255)  # the host stays away
+    since = link.since
     waits = []
     for _ in range(8):
         waits.append(round(link.next_try - rig.clock.now(), 3))
         rig.clock.advance(link.next_try - rig.clock.now())
         link.tick()  # connects
-        assert link.proc is not None
+        assert link.proc is not None and link.state == OFFLINE
         rig.until(lambda: link.proc is None, "the next attempt ends")
     assert waits == [FIRST_RETRY, 2, 4, 8, 16, 32, LAST_RETRY, LAST_RETRY]
+    assert link.state == OFFLINE and link.since == since
 
 
 def test_what_ssh_said_is_the_error(tmp_path: Path) -> None:
@@ -151,6 +154,13 @@ def test_no_osf_tmux_there_or_an_older_one_is_incompatible(tmp_path: Path) -> No
     rig.until(lambda: rig.link.state == INCOMPATIBLE, "incompatible")
     assert "not installed there" in (rig.link.error or "")
     assert rig.link.next_try - rig.clock.now() == LAST_RETRY
+
+    # An incompatible host that then cannot be reached at all: offline, and retried.
+    rig.link.argv = _program([], code=255)
+    rig.clock.advance(LAST_RETRY)
+    rig.link.tick()
+    rig.until(lambda: rig.link.state == OFFLINE, "offline")
+    assert rig.link.proc is None and rig.link.next_try > rig.clock.now()
 
     older = "sys.stderr.write('Error: No such option: --hello\\n')"
     rig = Rig(tmp_path, _program([], then=older, code=2))
