@@ -172,3 +172,24 @@ def test_a_host_that_goes_away_is_offline_and_comes_back(fleet: Fleet) -> None:
     retry_until(lambda: fleet.count() == "1", timeout=5, what="the count back")
     # The same prompt, still waiting: not notified a second time.
     assert len(fleet.notified()) == 1
+
+
+def test_a_host_without_osf_tmux_is_incompatible_and_says_so_once(fleet: Fleet) -> None:
+    """The options read again after a plugin load (its stamp): a remote command that is not
+    there makes the host incompatible, with why, and the log says it once."""
+    from osf_tmux.daemon.lifecycle import DaemonFiles
+    from osf_tmux.plugin.load import config_stamp
+    from osf_tmux.tmux import ServerSpec
+
+    fleet.local.cmd("set-option", "-g", "@osf-remote-command", "/nonexistent/osf-tmux")
+    files = DaemonFiles.for_server(ServerSpec(fleet.local.socket_name), fleet.local_daemon.env)
+    config_stamp(files.state).touch()
+    retry_until(
+        lambda: fleet.host().get("state") == "incompatible", timeout=20, what="incompatible"
+    )
+    assert "not installed there" in fleet.host()["error"]
+    assert fleet.host()["remote_command"] == "/nonexistent/osf-tmux"
+    assert fleet.remote_rows() == [] and fleet.count() == "0"
+    log = files.log.read_text()
+    assert log.count("host devbox: incompatible") == 1
+    assert "devbox: incompatible since" in fleet.local_daemon.cli("doctor").stdout

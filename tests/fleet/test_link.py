@@ -4,10 +4,13 @@ protocol, read through a selector as the daemon's loop reads it."""
 from __future__ import annotations
 
 import json
+import logging
 import selectors
 import sys
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from osf_tmux.clock import FakeClock
 from osf_tmux.fleet.link import (
@@ -148,12 +151,21 @@ def test_what_ssh_said_is_the_error(tmp_path: Path) -> None:
     assert rig.link.error == "ssh: connect to host devbox port 22: Connection refused"
 
 
-def test_no_osf_tmux_there_or_an_older_one_is_incompatible(tmp_path: Path) -> None:
+def test_no_osf_tmux_there_or_an_older_one_is_incompatible(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, "osf_tmux.fleet.link")
     missing = "sys.stderr.write('bash: line 1: osf-tmux: command not found\\n')"
     rig = Rig(tmp_path, _program([], then=missing, code=127))
     rig.until(lambda: rig.link.state == INCOMPATIBLE, "incompatible")
     assert "not installed there" in (rig.link.error or "")
     assert rig.link.next_try - rig.clock.now() == LAST_RETRY
+    for _ in range(2):  # retried every minute: said once
+        rig.clock.advance(LAST_RETRY)
+        rig.link.tick()
+        rig.until(lambda: rig.link.proc is None, "the retry ends")
+    assert rig.link.counters["connects"] == 3
+    assert caplog.text.count("host devbox: incompatible") == 1
 
     # An incompatible host that then cannot be reached at all: offline, and retried.
     rig.link.argv = _program([], code=255)
