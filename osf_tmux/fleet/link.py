@@ -150,7 +150,9 @@ class HostLink:
         self.counters["connects"] += 1
         log.debug("host %s: connecting (%s)", self.name, " ".join(self.argv))
         try:
-            err = open_private(self.errors, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            # O_APPEND: the shared connection's master, which ssh may leave in the background,
+            # keeps this file and may write to it later: at its end, never over a new start.
+            err = open_private(self.errors, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
         except OSError as exc:
             self._retry_later(OFFLINE, f"cannot write {self.errors}: {exc}")
             return
