@@ -114,19 +114,23 @@ def status_cmd(server: ServerSpec, as_json: bool) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    for name, h in (status.get("hosts") or {}).items():
+        error = f": {h.get('error')}" if h.get("error") else ""
+        click.echo(f"host {name}: {h.get('state')}{error}")
 
 
 def _status_row(p: dict[str, Any]) -> tuple[str, ...]:
     since = p.get("since")
     when = time.strftime("%H:%M:%S", time.localtime(since)) if since else "-"
+    host = p.get("host")
     return (
         str(p.get("pane")),
-        str(p.get("address")),
+        f"{host}:{p.get('address')}" if host else str(p.get("address")),
         str(p.get("agent") or "-"),
         str(p.get("state") or "-"),
         when,
         str(p.get("rule") or "-"),
-        str(p.get("pipe")),
+        "remote" if host else str(p.get("pipe")),
     )
 
 
@@ -196,6 +200,9 @@ def daemon_cmd(
         daemon.status_writer.extra["capture"] = captures.status
     except OSError as exc:  # `osf-tmux capture` then says no daemon answers; the rest goes on
         log.warning("no capture socket (osf-tmux capture): %s", exc)
+    daemon.attach_fleet(
+        files.runtime, stamp=config_stamp(files.state), on_transition=notifier.on_remote
+    )
     daemon.install_signal_handlers()
     with contextlib.suppress(TmuxError):
         tmux.run("set-option", "-gu", leftovers.DOWN)

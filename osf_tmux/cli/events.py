@@ -5,6 +5,7 @@ tmux once which pane was meant, then sleeps until the daemon reports a change.""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -178,8 +179,14 @@ def wait_cmd(
     is_flag=True,
     help="First one line per pane with an agent, as it is now (kind `state`).",
 )
+@click.option(
+    "--hello",
+    is_flag=True,
+    help="For another osf-tmux's link to this machine: first a `hello` line (version, "
+    "protocol), then every message of the feed as JSON, `synced` and `bye` included.",
+)
 @pass_server
-def events_cmd(server: ServerSpec, as_json: bool, current: bool) -> None:
+def events_cmd(server: ServerSpec, as_json: bool, current: bool, hello: bool) -> None:
     """Print each change of a pane's state as the daemon decides it, until it stops.
 
     One line per change: time, pane, session:window.pane, agent, before, after, rule, question
@@ -189,8 +196,12 @@ def events_cmd(server: ServerSpec, as_json: bool, current: bool) -> None:
     that stops reading is dropped by the daemon once it is 64 KiB behind.
 
     Exit status: 3 when the daemon is not running, stops, or drops this reader."""
+    if hello:
+        as_json = current = True
     try:
         with _subscribe(server) as feed:
+            if hello:  # only once the daemon answers: before, there is nothing to stream
+                _say_hello()
             while True:
                 try:
                     event = feed.read()
@@ -201,7 +212,8 @@ def events_cmd(server: ServerSpec, as_json: bool, current: bool) -> None:
                 if event is None:
                     continue
                 shown = (
-                    event.kind == "transition"
+                    hello
+                    or event.kind == "transition"
                     or (event.kind == "state" and current)
                     or (event.kind == "gone" and event.before is not None)
                 )
@@ -211,6 +223,15 @@ def events_cmd(server: ServerSpec, as_json: bool, current: bool) -> None:
         _stdout_closed()
     except KeyboardInterrupt:
         sys.exit(130)
+
+
+def _say_hello() -> None:
+    from osf_tmux import __version__
+    from osf_tmux.fleet.remote import PROTOCOL
+
+    line = json.dumps({"kind": "hello", "version": __version__, "protocol": PROTOCOL})
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 COMMANDS = (wait_cmd, events_cmd)

@@ -59,6 +59,13 @@ class AgentPane:
     question: str = ""  # blocked: the row that asks
     detail: str = ""  # blocked: the row above it (the command or file it is about)
     options: tuple[tuple[str, str], ...] = ()  # blocked: numbered options, (number, label)
+    # Another machine's pane (`@osf-hosts`): pane_id and address are its own there.
+    host: str | None = None
+
+    @property
+    def where(self) -> str:
+        """As people read it: `work:1.0` here, `devbox:work:1.0` on another machine."""
+        return f"{self.host}:{self.address}" if self.host else self.address
 
 
 @dataclass(frozen=True)
@@ -91,9 +98,15 @@ def order(panes: Sequence[AgentPane]) -> list[AgentPane]:
 
 
 def read(
-    tmux: Tmux, status: Mapping[str, Any] | None, client: str | None, with_view: bool = True
+    tmux: Tmux,
+    status: Mapping[str, Any] | None,
+    client: str | None,
+    with_view: bool = True,
+    remote: bool = False,
 ) -> Overview:
-    """Every agent pane, in two tmux calls at most (the second only when some are blocked)."""
+    """Every agent pane, in two tmux calls at most (the second only when some are blocked).
+    With `remote`, other machines' too (from the status file): only for readers that never
+    take a remote `%3` for this server's (`list`; the menu jumps and answers by pane id)."""
     fields = ("#{pane_id}", "#{session_name}:#{window_index}.#{pane_index}", "#{@osf_state}",
               "#{@osf-agent}", "#{pane_current_command}")  # fmt: skip
     commands = [
@@ -125,7 +138,53 @@ def read(
     if blocked:
         captures = capture_panes(tmux, blocked, escapes=False)
         panes = [_asking(p, captures.get(p.pane_id)) for p in panes]
+    if remote:
+        panes += remote_panes(status)
     return Overview(order(panes), view, values, daemon_running=status is not None)
+
+
+def remote_panes(status: Mapping[str, Any] | None) -> list[AgentPane]:
+    """Other machines' agent panes, as the daemon's links last heard them (status.json rows
+    with a `host`; a host that went offline has none). Only online hosts' rows are shown."""
+    hosts = (status or {}).get("hosts")
+    online = {
+        name
+        for name, h in (hosts.items() if isinstance(hosts, dict) else ())
+        if isinstance(h, dict) and h.get("state") == "online"
+    }
+    out: list[AgentPane] = []
+    for p in (status or {}).get("panes", []):
+        if not isinstance(p, dict) or p.get("host") not in online:
+            continue
+        pane_id, target, state = p.get("pane"), p.get("target"), p.get("state")
+        agent, since, question = p.get("agent"), p.get("since"), p.get("question")
+        if not (isinstance(pane_id, str) and isinstance(target, str) and state in STATES):
+            continue
+        out.append(
+            AgentPane(
+                pane_id,
+                target,
+                str(state),
+                agent if isinstance(agent, str) else "agent",
+                float(since) if isinstance(since, (int, float)) else None,
+                question=question if isinstance(question, str) else "",
+                host=str(p["host"]),
+            )
+        )
+    return out
+
+
+def hosts_away(status: Mapping[str, Any] | None) -> list[str]:
+    """A line for each host of `@osf-hosts` whose panes cannot be shown (offline, ...), with
+    why: a list without them must not read as "no agent waits there"."""
+    hosts = (status or {}).get("hosts")
+    out = []
+    for name, h in hosts.items() if isinstance(hosts, dict) else ():
+        if isinstance(h, dict) and h.get("state") != "online":
+            error = h.get("error")
+            why = f": {clean(error, 200)}" if isinstance(error, str) and error else ""
+            out.append(f"host {clean(str(name), 60)} is {h.get('state')}{why}")
+    return out
 
 
 def _asking(pane: AgentPane, capture: PaneCapture | None) -> AgentPane:
@@ -140,6 +199,8 @@ def _asking(pane: AgentPane, capture: PaneCapture | None) -> AgentPane:
 def _status_panes(status: Mapping[str, Any] | None) -> dict[str, tuple[str | None, float | None]]:
     out: dict[str, tuple[str | None, float | None]] = {}
     for p in (status or {}).get("panes", []):
+        if p.get("host"):
+            continue  # another machine's %3 is not this server's
         pane_id, agent, since = p.get("pane"), p.get("agent"), p.get("since")
         if isinstance(pane_id, str):
             out[pane_id] = (
@@ -178,6 +239,7 @@ def as_records(panes: Sequence[AgentPane], now: float) -> list[dict[str, Any]]:
             "question": p.question or None,
             "detail": p.detail or None,
             "options": [{"choice": n, "label": label} for n, label in p.options],
+            "host": p.host,  # null: this machine's
         }
         for p in panes
     ]
@@ -187,7 +249,7 @@ def as_table(panes: Sequence[AgentPane], now: float) -> str:
     rows = [("PANE", "WHERE", "AGENT", "STATE", "FOR", "ASKS")]
     for p in panes:
         since = None if p.since is None else now - p.since
-        rows.append((p.pane_id, p.address, p.agent, p.state, duration(since), p.question))
+        rows.append((p.pane_id, p.where, p.agent, p.state, duration(since), p.question))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join(
         "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
