@@ -134,3 +134,9 @@ def write_private(path: Path, data: bytes) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, path)
+
+
+def ssh_control_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The control sockets of the ssh connections to other machines (one per host, shared by
+    every tmux server of the user: a server key always ends in `-<digest>`, never `ssh`)."""
+    return runtime_dir("ssh", env)
