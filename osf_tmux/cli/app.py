@@ -12,6 +12,7 @@ from osf_tmux.cli.agents import COMMANDS as AGENT_COMMANDS
 from osf_tmux.cli.daemon import COMMANDS as DAEMON_COMMANDS
 from osf_tmux.cli.events import COMMANDS as EVENT_COMMANDS
 from osf_tmux.cli.plugin import COMMANDS as PLUGIN_COMMANDS
+from osf_tmux.cli.remote import COMMANDS as REMOTE_COMMANDS
 from osf_tmux.cli.rules import COMMANDS as RULES_COMMANDS
 from osf_tmux.cli.server import SocketChoice, socket_options
 
@@ -36,5 +37,6 @@ for command in (
     *PLUGIN_COMMANDS,
     *AGENT_COMMANDS,
     *EVENT_COMMANDS,
+    *REMOTE_COMMANDS,
 ):
     cli.add_command(command)

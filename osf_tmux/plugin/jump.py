@@ -125,8 +125,9 @@ def go_next(
     go_remote: RemoteJump | None = None,
 ) -> str:
     """Move `client` (default: the current one) to the next waiting pane, or say that none
-    waits; the message it was shown. Two tmux calls: one to look, one to move and say so (a
-    pane on another machine: see remote_window.go_remote)."""
+    waits; the message it was shown. Two tmux calls: one to look, one to move and say so. A
+    pane on another machine goes to `go_remote` (remote_go.go_to_waiting: a window attached
+    there); it is passed in since that module sits above this one."""
     panes, current = waiting_panes(tmux, client, since_times(status))
     panes += remote_waiting(status)
     target = pick(panes, current)
@@ -138,8 +139,8 @@ def go_next(
     rank = [w.key for w in order(panes)].index(target.key) + 1
     message = f"osf-tmux: {target.where} {target.state} ({rank} of {len(panes)})"
     if target.host is not None:
-        if go_remote is None:
-            from osf_tmux.plugin.remote_go import go_to_waiting as go_remote
+        if go_remote is None:  # a caller that cannot go to other machines
+            raise TmuxError(f"{target.where} is on another machine: osf-tmux go {target.where}")
         return go_remote(tmux, client, target, message)
     say(tmux, client, message, jump_commands(target.pane_id, client))
     return message

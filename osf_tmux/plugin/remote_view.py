@@ -77,7 +77,7 @@ def host_states(status: Mapping[str, Any] | None) -> list[HostState]:
             HostState(
                 _text(name),
                 _text(state) if isinstance(state, str) else "unknown",
-                float(since) if _number(since) else None,
+                float(since) if isinstance(since, (int, float)) and _number(since) else None,
                 _text(error) if isinstance(error, str) else "",
             )
         )
@@ -108,7 +108,7 @@ def remote_panes(status: Mapping[str, Any] | None) -> list[RemotePane]:
                 _text(target),
                 str(state),
                 _text(agent) if isinstance(agent, str) and agent else "?",
-                float(since) if _number(since) else None,
+                float(since) if isinstance(since, (int, float)) and _number(since) else None,
                 _text(p.get("question")),
                 _text(p.get("detail")),
                 _options(p.get("options")),

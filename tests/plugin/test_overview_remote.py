@@ -4,6 +4,9 @@ online is one row that says so, and nothing a remote sent is a format or a comma
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from osf_tmux.judge.answer import Answer
 from osf_tmux.plugin.overview import AgentPane, MenuItem, Overview, View, menu_items, with_remote
 from osf_tmux.plugin.remote_view import SAFE_AGENT
@@ -16,12 +19,16 @@ HOSTS = {
 }
 
 
-def entry(pane: str, state: str, since: float, host: str | None = "devbox", **kw: object) -> dict:
+def entry(
+    pane: str, state: str, since: float, host: str | None = "devbox", **kw: object
+) -> dict[str, object]:
     return {"host": host, "pane": pane, "target": f"work:{pane[1:]}.0", "agent": "claude",
             "state": state, "since": since, **kw}  # fmt: skip
 
 
-def menu(status: dict, local: list[AgentPane] | None = None, height: int = 40) -> list[MenuItem]:
+def menu(
+    status: Mapping[str, Any], local: list[AgentPane] | None = None, height: int = 40
+) -> list[MenuItem]:
     seen = with_remote(Overview(local or [], View("%9", 120, height), {}), status)
     return menu_items(seen, {"claude": CLAUDE}, lambda t, c: f"answer {t} {c}", 160.0,
                       "/dev/pts/3", lambda t: f"go {t}")  # fmt: skip

@@ -12,7 +12,9 @@ HOSTS = {
 }
 
 
-def remote(pane: str, state: str = "blocked", host: str = "devbox", **kw: object) -> dict:
+def remote(
+    pane: str, state: str = "blocked", host: str | None = "devbox", **kw: object
+) -> dict[str, object]:
     return {"host": host, "pane": pane, "target": f"work:{pane[1:]}.0", "agent": "claude",
             "state": state, "since": 50.0, **kw}  # fmt: skip
 
