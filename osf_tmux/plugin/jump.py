@@ -51,13 +51,18 @@ def order(panes: Sequence[Waiting]) -> list[Waiting]:
 
 def pick(panes: Sequence[Waiting], current: str | tuple[str | None, str] | None) -> Waiting | None:
     """The pane after `current` in `order` (wrapping), or the first: repeated presses cycle.
-    `current` is a local pane id, or (host, remote pane id) for a window attached to a host."""
+    `current` is a local pane id, or (host, remote pane) for a window attached to a host: its
+    id, or its session:window.pane."""
     ordered = order(panes)
     if not ordered:
         return None
     ids = [w.key for w in ordered]
     if isinstance(current, str):
         current = (None, current)
+    # a window sent to a remote pane by its session:window.pane (`osf-tmux go devbox:work:1.0`)
+    places = [(w.host, w.address) for w in ordered]
+    if current is not None and current[0] is not None and current not in ids and current in places:
+        current = ids[places.index(current)]
     if current in ids:
         return ordered[(ids.index(current) + 1) % len(ordered)]
     return ordered[0]

@@ -82,6 +82,8 @@ def test_next_orders_remote_blocked_panes_with_local_ones() -> None:
     assert first is not None and first.key == ("devbox", "%3")
     after = pick(panes, ("devbox", "%3"))
     assert after is not None and after.key == (None, "%6")
+    by_place = pick(panes, ("devbox", "work:3.0"))  # a window sent there by its target
+    assert by_place is not None and by_place.key == (None, "%6")
     last_local = pick(panes, "%3")
     assert last_local is not None and last_local.key == ("devbox", "%8")
 
