@@ -307,10 +307,15 @@ def with_remote(overview: Overview, status: Mapping[str, Any] | None) -> Overvie
 
 
 def show_menu(
-    tmux: Tmux, files: DaemonFiles, status: Mapping[str, Any] | None, client: str | None
+    tmux: Tmux,
+    files: DaemonFiles,
+    status: Mapping[str, Any] | None,
+    client: str | None,
+    command: list[str] | None = None,
 ) -> str:
     """Open the overview menu on `client` (default: the current one); what it says, in a line.
-    Three tmux calls: list the panes, capture the blocked ones, show the menu."""
+    Three tmux calls: list the panes, capture the blocked ones, show the menu. Its rows run
+    `command` (default: this osf-tmux) to answer and to go to another machine."""
     overview = with_remote(read(tmux, status, client), status)
     blocked = {
         p.agent
@@ -318,7 +323,7 @@ def show_menu(
         if p.state == "blocked" and (p.host is None or SAFE_AGENT.match(p.agent))
     }
     answers = answer_tables(blocked, [shipped_rules_dir(), user_rules_dir()]) if blocked else {}
-    command = own_command()
+    command = command or own_command()
     log = plugin_log(files.state)
     to_client = ["--client", client] if client else []
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import shlex
 import shutil
 import sys
+import time
+import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,12 +23,15 @@ import pytest
 from click.testing import CliRunner
 
 from osf_tmux.cli.app import cli
+from osf_tmux.daemon.lifecycle import DaemonFiles
+from osf_tmux.paths import private_dir
 from osf_tmux.plugin.jump import go_next
+from osf_tmux.plugin.overview import show_menu
 from osf_tmux.plugin.remote_go import go_to_waiting
 from osf_tmux.plugin.remote_window import HOST_OPTION, PANE_OPTION, SESSION_OPTION
 from osf_tmux.tmux import ServerSpec, Tmux
 from tests.agents.test_safe_input import CAPTURE, RecordingPane, offsets
-from tests.support.control_mode import ControlMode
+from tests.support.control_mode import ControlMode, Terminal
 from tests.support.live import DaemonProcess
 from tests.support.sshd import SshServer, running_sshd
 from tests.support.tmux_server import TmuxServer, retry_until
@@ -38,6 +43,12 @@ pytestmark = [
 ]
 
 PROMPT = "Do you want to proceed?"
+
+
+def typed(keys: bytes) -> bytes:
+    """What was typed, less the focus reports tmux sends a pane that asked for them (Claude
+    does) once a client is attached to the remote tmux."""
+    return keys.replace(b"\x1b[I", b"").replace(b"\x1b[O", b"")
 
 
 @dataclass
@@ -74,7 +85,7 @@ class World:
                 "since": since,
                 "question": PROMPT,
             }
-            for p, since in ((self.asking, 100.0), (self.other, 200.0))
+            for p, since in ((self.asking, time.time() - 90), (self.other, time.time() - 30))
         ]
         return {"hosts": {"devbox": {"state": "online", "since": 50.0}}, "panes": panes}
 
@@ -141,12 +152,12 @@ def test_answer_reaches_that_remote_pane_only(world: World) -> None:
     code, out, err = world.osf("answer", f"devbox:{world.target(world.asking)}", "yes")
     assert code == 0, err
     assert out.startswith("answered yes")
-    assert world.asking.keys() == b"1"  # Claude's `❯ 1. Yes`
-    assert world.other.keys() == b""  # the same prompt, another pane: untouched
+    assert typed(world.asking.keys()) == b"1"  # Claude's `❯ 1. Yes`
+    assert typed(world.other.keys()) == b""  # the same prompt, another pane: untouched
     # by pane id too, and an option number
     code, _, err = world.osf("answer", f"devbox:{world.other.pane}", "3")
     assert code == 0, err
-    assert (world.other.keys(), world.asking.keys()) == (b"3", b"")
+    assert (typed(world.other.keys()), typed(world.asking.keys())) == (b"3", b"")
 
 
 def test_a_refusal_there_comes_back_as_it_is(world: World) -> None:
@@ -155,9 +166,7 @@ def test_a_refusal_there_comes_back_as_it_is(world: World) -> None:
     assert "yes, no or an option number" in err
     code, out, err = world.osf("send", f"devbox:{world.asking.pane}", "go", "on")
     assert code == 1 and "waiting for an answer" in err and "nothing was typed" in err
-    assert world.asking.keys() == b""
-    code, _, err = world.osf("answer", "devbox:%999", "yes")
-    assert code == 1 and "%999" in err
+    assert typed(world.asking.keys()) == b""
 
 
 def test_wait_is_answered_by_the_daemon_there(world: World) -> None:
@@ -201,3 +210,34 @@ def test_next_opens_a_window_attached_there_and_choosing_the_pane_again_reuses_i
     assert said.startswith(f"osf-tmux: devbox:{world.target(world.other)} blocked (2 of 2)")
     assert len(world.remote_windows()) == 2
     retry_until(lambda: len(world.far_clients()) == 2, timeout=20, what="a second attach")
+
+
+def test_the_menus_answer_row_for_a_remote_prompt_types_into_that_pane_only(
+    world: World,
+) -> None:
+    outer = TmuxServer()
+    outer.start()
+    terminal = Terminal(world.near, outer, 120, 24)
+    tmux = Tmux(ServerSpec(world.near.socket_name))
+    files = DaemonFiles.for_server(tmux.server)
+    try:
+        status = dict(world.status())
+        owned = Path(f"/tmp/osf-owned-{uuid.uuid4().hex[:8]}")
+        hostile = f"#(touch {owned}) {PROMPT}"
+        status["panes"] = [{**p, "question": hostile} for p in status["panes"]]
+        private_dir(files.state)  # the rows' errors go to its plugin.log (plugin load makes it)
+        show_menu(tmux, files, status, terminal.name, [sys.executable, "-m", "osf_tmux"])
+        screen = terminal.wait_for(" osf-tmux · ")
+        rows = [r for r in screen if f"devbox:{world.target(world.asking)}" in r]
+        assert rows and f"#(touch {owned})" in rows[0]  # shown, never run
+        assert any("↳ yes (1)" in r for r in screen)
+        terminal.press("2")  # the first remote row's `yes`
+        retry_until(lambda: typed(world.asking.record.read_bytes()) == b"1", timeout=30,
+                    what="the answer typed there")  # fmt: skip
+        assert typed(world.asking.keys()) == b"1"
+        assert typed(world.other.keys()) == b""
+        assert not owned.exists()
+    finally:
+        terminal.close()
+        outer.kill()
+        shutil.rmtree(files.state, ignore_errors=True)
