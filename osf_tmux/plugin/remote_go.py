@@ -13,7 +13,7 @@ from osf_tmux.fleet.hosts import DEFAULT_REMOTE_COMMAND, Host, HostError, parse_
 from osf_tmux.fleet.hosts import remote_command as parse_remote_command
 from osf_tmux.fleet.ssh import ssh_argv, ssh_config
 from osf_tmux.plugin.jump import Waiting
-from osf_tmux.plugin.remote_view import find
+from osf_tmux.plugin.remote_view import ONLINE, find, host_states
 from osf_tmux.plugin.remote_window import RemotePlace, Runner, SshCommand, go_remote, run_quietly
 from osf_tmux.tmux import SEP, NoServerError, Tmux, TmuxError
 
@@ -72,7 +72,11 @@ def read_fleet(tmux: Tmux) -> Fleet:
 def place_of(status: Mapping[str, Any] | None, host: Host, target: str) -> RemotePlace:
     """Where `target` (a pane id or session:window.pane there) is on `host`: its session, from
     what the host's daemon reported. A target that names its session (`work:1.0`) goes there
-    even when no agent is known in it."""
+    even when no agent is known in it; a host the daemon finds offline is said to be so."""
+    known = next((h for h in host_states(status) if h.name == host.name), None)
+    if known is not None and known.state != ONLINE:
+        why = f": {known.error}" if known.error else ""
+        raise RemoteError(f"{host.name} is {known.state}{why}")
     pane = find(status, host.name, target)
     if pane is not None:
         return RemotePlace(host.name, pane.session, pane.pane_id, pane.where)

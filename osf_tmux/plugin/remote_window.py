@@ -4,8 +4,8 @@ One window per host and remote session. It is found again by the window options 
 (`@osf-remote-host`, `@osf-remote-session`), never by its name, which a user or a program may
 change. When it is open, the remote tmux is told through ssh which pane to show
 (`select-window` and `select-pane` there) and the client switches to it; otherwise a new window
-runs ssh with the attach and the same selection. A window whose ssh has ended (kept by
-`remain-on-exit`) is started again in place.
+runs ssh with the attach and the same selection. An ssh that fails keeps its window, which
+shows why (`remain-on-exit failed` on that window); such a window is started again in place.
 
 Nothing here goes through a shell on this side: tmux starts ssh from an argv (new-window with
 more than one word execs it), and ssh's remote command is quoted word by word (fleet.ssh). The
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from osf_tmux.plugin.invoke import literal
 from osf_tmux.plugin.jump import client_line, shown_by
+from osf_tmux.plugin.remote_view import printable
 from osf_tmux.tmux import SEP, Tmux
 
 HOST_OPTION = "@osf-remote-host"
@@ -130,29 +131,36 @@ def go_remote(
 ) -> str:
     """Switch `client` (default: the current one) to a local window attached to the place's
     host and session, with its pane shown; the message it was shown (`said`, else where it
-    went). Three tmux calls and, for a window already open, one ssh."""
+    went). Three tmux calls and, for a window already open, one ssh. The text of a failed
+    ssh is the remote's: it reaches the client as text (`#` doubled, controls out)."""
     remote = remote_tmux(remote_command)
     window, session = find_window(tmux, client, place)
     message = said or f"osf-tmux: {place.shown()}"
     attach = ssh(attach_argv(remote, place), True)
+    marks: list[list[str]] = []
     if window is None:
+        # After the session's last window, so that `{end}` names it in the same call: its
+        # options are set before ssh can have ended (tmux reaps a child between calls, not
+        # within one). An ssh that fails keeps its window, showing why (remain-on-exit failed).
+        end = f"{session}:{{end}}" if session else "{end}"
         name = literal(f"{place.host}:{place.session}")  # -n is expanded as a format
-        where = ["-t", f"{session}:"] if session else []
-        created = tmux.run("new-window", "-d", "-P", "-F", "#{window_id}", *where, "-n", name,
-                           *attach)  # fmt: skip
+        new = ["new-window", "-d", "-a", "-P", "-F", "#{window_id}", "-t", end, "-n", name]
+        created = tmux.run_many(
+            [
+                [*new, *attach],
+                ["set-option", "-w", "-t", end, "remain-on-exit", "failed"],
+                ["set-option", "-w", "-t", end, HOST_OPTION, place.host],
+                ["set-option", "-w", "-t", end, SESSION_OPTION, place.session],
+            ]
+        )
         window = Window(created.strip(), False)
-        marks = [
-            ["set-option", "-w", "-t", window.window_id, HOST_OPTION, place.host],
-            ["set-option", "-w", "-t", window.window_id, SESSION_OPTION, place.session],
-        ]
     elif window.dead:
         marks = [["respawn-pane", "-k", "-t", window.window_id, *attach]]
     else:
         code, err = run(ssh(select_argv(remote, place.pane), False), SELECT_TIMEOUT)
         if code != 0:
-            why = " ".join(err.split())[-200:] or f"exit status {code}"
+            why = " ".join(printable(err).split())[-200:] or f"exit status {code}"
             message = f"{message} (could not select it there: {why})"
-        marks = []
     marks.append(["set-option", "-w", "-t", window.window_id, PANE_OPTION, place.pane])
     to = ["-c", client] if client else []
     shown = ["display-message", *to, message.replace("#", "##")]
