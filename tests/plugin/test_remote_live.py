@@ -124,7 +124,7 @@ def _world(sshd: SshServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
             panes.append(pane)
             pane.write(data)
             pane.ready(PROMPT)
-        daemon.start()
+        daemon.start(timeout=60)  # a loaded machine starts it slowly
         # osf-tmux there: this one, with the remote daemon's files (sshd gives a bare env)
         dirs = [f"{k}={daemon.env[k]}" for k in ("XDG_STATE_HOME", "XDG_RUNTIME_DIR",
                                                   "XDG_CONFIG_HOME")]  # fmt: skip
