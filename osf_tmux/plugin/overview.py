@@ -24,9 +24,10 @@ from osf_tmux.daemon.source import PaneCapture, capture_panes
 from osf_tmux.judge.answer import Answer, answer_tables
 from osf_tmux.judge.question import ask_excerpt, clean, menu_options
 from osf_tmux.paths import shipped_rules_dir, user_rules_dir
+from osf_tmux.plugin import remote_view
 from osf_tmux.plugin.invoke import own_command, plugin_log, shell_line, tmux_command
 from osf_tmux.plugin.jump import client_line, shown_by
-from osf_tmux.plugin.remote_view import ONLINE, SAFE_AGENT, HostState, host_states, remote_panes
+from osf_tmux.plugin.remote_view import ONLINE, SAFE_AGENT, HostState
 from osf_tmux.tmux import SEP, Tmux, TmuxError
 from osf_tmux.vt.snapshot import Snapshot
 
@@ -60,17 +61,13 @@ class AgentPane:
     question: str = ""  # blocked: the row that asks
     detail: str = ""  # blocked: the row above it (the command or file it is about)
     options: tuple[tuple[str, str], ...] = ()  # blocked: numbered options, (number, label)
-    host: str | None = None  # another machine's pane (@osf-hosts): pane_id and address are its
+    # Another machine's pane (`@osf-hosts`): pane_id and address are its own there.
+    host: str | None = None
 
     @property
     def where(self) -> str:
-        """How it is shown and typed: `work:1.0`, or `devbox:work:1.0` on a host."""
-        return self.address if self.host is None else f"{self.host}:{self.address}"
-
-    @property
-    def target(self) -> str:
-        """What `osf-tmux answer` and `go` take for it: `%5`, or `devbox:%3` on a host."""
-        return self.pane_id if self.host is None else f"{self.host}:{self.pane_id}"
+        """As people read it: `work:1.0` here, `devbox:work:1.0` on another machine."""
+        return f"{self.host}:{self.address}" if self.host else self.address
 
 
 @dataclass(frozen=True)
@@ -153,8 +150,8 @@ def _asking(pane: AgentPane, capture: PaneCapture | None) -> AgentPane:
 def _status_panes(status: Mapping[str, Any] | None) -> dict[str, tuple[str | None, float | None]]:
     out: dict[str, tuple[str | None, float | None]] = {}
     for p in (status or {}).get("panes", []):
-        if p.get("host") is not None:
-            continue  # another machine's: its pane ids are its own (with_remote)
+        if p.get("host"):
+            continue  # another machine's %3 is not this server's
         pane_id, agent, since = p.get("pane"), p.get("agent"), p.get("since")
         if isinstance(pane_id, str):
             out[pane_id] = (
@@ -265,20 +262,26 @@ def menu_items(
         if pane.host is None:
             command = tmux_command([*jump, "-t", pane.pane_id])
         else:
-            command = go_command(pane.target) if go_command else ""
+            command = go_command(_target(pane)) if go_command else ""
         items.append(MenuItem(name, next(keys, ""), command))
         table = answers.get(pane.agent)
         if pane.state != "blocked" or table is None:
             continue
         for choice, label in _answer_choices(table, pane.options):
             row = _literal(_fit("   ↳ " + clean(label, budget), budget))
-            items.append(MenuItem(row, next(keys, ""), answer_command(pane.target, choice)))
+            items.append(MenuItem(row, next(keys, ""), answer_command(_target(pane), choice)))
     items += hosts
     if len(items) > view.height - 2:  # nor when it is taller than the client
         cut = max(view.height - 3, 1)
         more = _literal(_fit(f"-… {len(items) - cut} more: osf-tmux list", budget + 4))
         items = [*items[:cut], MenuItem(more, "", "")]
     return items
+
+
+def _target(pane: AgentPane) -> str:
+    """What `osf-tmux answer` and `go` take for a pane: `%5`, or `devbox:%3` on a host (its
+    pane id there, never the text it reported)."""
+    return pane.pane_id if pane.host is None else f"{pane.host}:{pane.pane_id}"
 
 
 def _host_rows(hosts: Sequence[HostState], now: float, room: int) -> list[MenuItem]:
@@ -300,9 +303,9 @@ def with_remote(overview: Overview, status: Mapping[str, Any] | None) -> Overvie
         AgentPane(
             p.pane_id, p.target, p.state, p.agent, p.since, p.question, p.detail, p.options, p.host
         )
-        for p in remote_panes(status)
+        for p in remote_view.remote_panes(status)
     ]
-    hosts = tuple(h for h in host_states(status) if h.state != ONLINE)
+    hosts = tuple(h for h in remote_view.host_states(status) if h.state != ONLINE)
     return replace(overview, panes=order([*overview.panes, *remote]), hosts=hosts)
 
 
