@@ -9,8 +9,10 @@ pane shown there, and choosing the pane again reuses the window and selects the 
 
 from __future__ import annotations
 
+import importlib.util
 import shlex
 import shutil
+import subprocess
 import sys
 import time
 import uuid
@@ -31,7 +33,7 @@ from osf_tmux.plugin.remote_go import go_to_waiting
 from osf_tmux.plugin.remote_window import HOST_OPTION, PANE_OPTION, SESSION_OPTION
 from osf_tmux.tmux import ServerSpec, Tmux
 from tests.agents.test_safe_input import CAPTURE, RecordingPane, offsets
-from tests.support.control_mode import ControlMode, Terminal
+from tests.support.control_mode import ControlMode, Terminal, shown_pane
 from tests.support.live import DaemonProcess
 from tests.support.sshd import SshServer, running_sshd
 from tests.support.tmux_server import TmuxServer, retry_until
@@ -241,3 +243,36 @@ def test_the_menus_answer_row_for_a_remote_prompt_types_into_that_pane_only(
         terminal.close()
         outer.kill()
         shutil.rmtree(files.state, ignore_errors=True)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("osf_tmux.daemon.fleet") is None,
+    reason="the local daemon's link to other machines (fleet's half of #32) is not here",
+)
+def test_the_next_key_goes_to_a_remote_prompt_the_local_daemon_reports(
+    world: World, tmp_path: Path
+) -> None:
+    daemon = DaemonProcess(world.near, tmp_path)
+    daemon.env["XDG_RUNTIME_DIR"] = str(world.sshd.controls)  # short: ssh's control sockets
+    daemon.env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+    daemon.start(timeout=60)
+    try:
+        retry_until(
+            lambda: {(p.get("host"), p.get("pane"), p.get("state"))
+                     for p in daemon.status().get("panes", [])}
+            >= {("devbox", world.asking.pane, "blocked"), ("devbox", world.other.pane, "blocked")},
+            timeout=60, what="the local daemon to report both remote prompts",
+        )  # fmt: skip
+        world.client.run("select-window", "-t", "osf-base:0")
+        # as prefix + A runs it: the keys' short way, in a process of its own
+        argv = [sys.executable, "-m", "osf_tmux", "-L", world.near.socket_name, "next",
+                "--client", world.client.name]  # fmt: skip
+        key = subprocess.run(argv, env=daemon.env, capture_output=True, text=True, timeout=60)
+        assert key.returncode == 0, key.stderr
+        assert " blocked (" in key.stdout and "devbox:case" in key.stdout
+        fmt = f"#{{{HOST_OPTION}}} #{{{PANE_OPTION}}}"
+        shown = shown_pane(world.near, world.client.name)
+        host, pane = world.near.cmd("display-message", "-p", "-t", shown, fmt).split()
+        assert host == "devbox" and pane in (world.asking.pane, world.other.pane)
+    finally:
+        daemon.stop()
