@@ -14,6 +14,7 @@ from osf_tmux.cli.capture import RULES_COMMANDS as CAPTURE_RULES_COMMANDS
 from osf_tmux.cli.daemon import COMMANDS as DAEMON_COMMANDS
 from osf_tmux.cli.events import COMMANDS as EVENT_COMMANDS
 from osf_tmux.cli.plugin import COMMANDS as PLUGIN_COMMANDS
+from osf_tmux.cli.remote import COMMANDS as REMOTE_COMMANDS
 from osf_tmux.cli.rules import COMMANDS as RULES_COMMANDS
 from osf_tmux.cli.rules import rules_group
 from osf_tmux.cli.server import SocketChoice, socket_options
@@ -40,6 +41,7 @@ for command in (
     *AGENT_COMMANDS,
     *EVENT_COMMANDS,
     *CAPTURE_COMMANDS,
+    *REMOTE_COMMANDS,
 ):
     cli.add_command(command)
 for command in CAPTURE_RULES_COMMANDS:

@@ -31,6 +31,7 @@ from osf_tmux.plugin.load import (
     tell_clients,
     unload,
 )
+from osf_tmux.plugin.remote_go import go_to_waiting
 from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
 
 client_option = click.option(
@@ -57,7 +58,8 @@ def next_cmd(server: ServerSpec, client: str | None) -> None:
     try:
         tmux = Tmux(server)
         # Typed in a shell rather than bound to a key: the client someone used last.
-        click.echo(jump.go_next(tmux, status, running, client or jump.recent_client(tmux)))
+        client = client or jump.recent_client(tmux)
+        click.echo(jump.go_next(tmux, status, running, client, go_to_waiting))
     except NoServerError:
         raise no_server(server) from None
     except TmuxError as exc:

@@ -24,8 +24,10 @@ from osf_tmux.daemon.source import PaneCapture, capture_panes
 from osf_tmux.judge.answer import Answer, answer_tables
 from osf_tmux.judge.question import ask_excerpt, clean, menu_options
 from osf_tmux.paths import shipped_rules_dir, user_rules_dir
+from osf_tmux.plugin import remote_view
 from osf_tmux.plugin.invoke import own_command, plugin_log, shell_line, tmux_command
 from osf_tmux.plugin.jump import client_line, shown_by
+from osf_tmux.plugin.remote_view import ONLINE, SAFE_AGENT, HostState
 from osf_tmux.tmux import SEP, Tmux, TmuxError
 from osf_tmux.vt.snapshot import Snapshot
 
@@ -83,6 +85,7 @@ class Overview:
     view: View
     options: Mapping[str, str]  # icons and colours
     daemon_running: bool = True  # whether a daemon holds this server's lock (its status read)
+    hosts: tuple[HostState, ...] = ()  # the hosts that are not online: one row each
 
 
 def order(panes: Sequence[AgentPane]) -> list[AgentPane]:
@@ -145,33 +148,13 @@ def read(
 
 def remote_panes(status: Mapping[str, Any] | None) -> list[AgentPane]:
     """Other machines' agent panes, as the daemon's links last heard them (status.json rows
-    with a `host`; a host that went offline has none). Only online hosts' rows are shown."""
-    hosts = (status or {}).get("hosts")
-    online = {
-        name
-        for name, h in (hosts.items() if isinstance(hosts, dict) else ())
-        if isinstance(h, dict) and h.get("state") == "online"
-    }
-    out: list[AgentPane] = []
-    for p in (status or {}).get("panes", []):
-        if not isinstance(p, dict) or p.get("host") not in online:
-            continue
-        pane_id, target, state = p.get("pane"), p.get("target"), p.get("state")
-        agent, since, question = p.get("agent"), p.get("since"), p.get("question")
-        if not (isinstance(pane_id, str) and isinstance(target, str) and state in STATES):
-            continue
-        out.append(
-            AgentPane(
-                pane_id,
-                target,
-                str(state),
-                agent if isinstance(agent, str) else "agent",
-                float(since) if isinstance(since, (int, float)) else None,
-                question=question if isinstance(question, str) else "",
-                host=str(p["host"]),
-            )
+    with a `host`; checked for shape by remote_view, and only those of online hosts)."""
+    return [
+        AgentPane(
+            p.pane_id, p.target, p.state, p.agent, p.since, p.question, p.detail, p.options, p.host
         )
-    return out
+        for p in remote_view.remote_panes(status)
+    ]
 
 
 def hosts_away(status: Mapping[str, Any] | None) -> list[str]:
@@ -272,27 +255,31 @@ def menu_items(
     answer_command: Callable[[str, str], str],
     now: float,
     client: str | None,
+    go_command: Callable[[str], str] | None = None,
 ) -> list[MenuItem]:
     """One row per agent pane (most urgent first) that jumps to it; under a blocked row, one
-    row per answer its agent's `[answer]` table allows. `answer_command(pane_id, choice)` is
-    the tmux command that runs `osf-tmux answer` for that pane."""
+    row per answer its agent's `[answer]` table allows; last, one row per host that is not
+    online. `answer_command(target, choice)` is the tmux command that runs `osf-tmux answer`
+    for that pane (`%5`, or `devbox:%3` on a host); `go_command(target)` the one that takes the
+    client to a remote pane (a row without it does nothing)."""
     panes, view, values = overview.panes, overview.view, overview.options
+    budget = row_budget(view.width)
+    hosts = _host_rows(overview.hosts, now, budget + 4)
     if not panes:
         daemon = overview.daemon_running
         why = "no agent runs in any pane" if daemon else "the daemon is not running"
         room = row_budget(overview.view.width) + 4  # no key on a disabled row
         said = [f"-{why}"] + ([] if daemon else ["-start it: osf-tmux start (or: osf-tmux doctor)"])
-        return [MenuItem(_literal(_fit(text, room)), "", "") for text in said]
-    budget = row_budget(view.width)
+        return [MenuItem(_literal(_fit(text, room)), "", "") for text in said] + hosts
     keys = iter(MENU_KEYS)
     agent_width = min(max(len(p.agent) for p in panes), 14)
-    where_width = min(max(len(p.address) for p in panes), 24)
+    where_width = min(max(len(p.where) for p in panes), 28)
     jump = ["switch-client", *(["-c", client] if client else [])]
     items: list[MenuItem] = []
     for pane in panes:
         since = None if pane.since is None else now - pane.since
         icon, style = _icon(pane.state, values)
-        where = clean(pane.address, where_width).ljust(where_width)
+        where = clean(pane.where, where_width).ljust(where_width)
         agent = clean(pane.agent, agent_width).ljust(agent_width)
         asks = " — ".join(t for t in (pane.question, pane.detail) if t) or pane.state
         text = f"{where}  {agent}  {duration(since):>5}  {clean(asks, budget)}"
@@ -305,13 +292,18 @@ def menu_items(
         else:
             row = _fit(text, budget - len(f"{icon} ".encode()))
             name = f"{_literal(icon)} {_literal(row)}"
-        items.append(MenuItem(name, next(keys, ""), tmux_command([*jump, "-t", pane.pane_id])))
+        if pane.host is None:
+            command = tmux_command([*jump, "-t", pane.pane_id])
+        else:
+            command = go_command(_target(pane)) if go_command else ""
+        items.append(MenuItem(name, next(keys, ""), command))
         table = answers.get(pane.agent)
         if pane.state != "blocked" or table is None:
             continue
         for choice, label in _answer_choices(table, pane.options):
             row = _literal(_fit("   ↳ " + clean(label, budget), budget))
-            items.append(MenuItem(row, next(keys, ""), answer_command(pane.pane_id, choice)))
+            items.append(MenuItem(row, next(keys, ""), answer_command(_target(pane), choice)))
+    items += hosts
     if len(items) > view.height - 2:  # nor when it is taller than the client
         cut = max(view.height - 3, 1)
         more = _literal(_fit(f"-… {len(items) - cut} more: osf-tmux list", budget + 4))
@@ -319,22 +311,61 @@ def menu_items(
     return items
 
 
+def _target(pane: AgentPane) -> str:
+    """What `osf-tmux answer` and `go` take for a pane: `%5`, or `devbox:%3` on a host (its
+    pane id there, never the text it reported)."""
+    return pane.pane_id if pane.host is None else f"{pane.host}:{pane.pane_id}"
+
+
+def _host_rows(hosts: Sequence[HostState], now: float, room: int) -> list[MenuItem]:
+    """A disabled row per host that is not online: its state, for how long, and why. Its
+    panes have no rows: what they were is not what they are."""
+    rows = []
+    for host in hosts:
+        since = "" if host.since is None else f" for {duration(now - host.since)}"
+        why = f": {host.error}" if host.error else ""
+        text = clean(f"{host.name}: {host.state}{since}{why}", room)
+        rows.append(MenuItem(_literal(_fit(f"-{text}", room)), "", ""))
+    return rows
+
+
+def with_remote(overview: Overview, status: Mapping[str, Any] | None) -> Overview:
+    """The overview with the agent panes of the hosts that are online (status.json, from their
+    daemons through ours), ordered with the local ones, and the other hosts for a row each."""
+    hosts = tuple(h for h in remote_view.host_states(status) if h.state != ONLINE)
+    return replace(overview, panes=order([*overview.panes, *remote_panes(status)]), hosts=hosts)
+
+
 def show_menu(
-    tmux: Tmux, files: DaemonFiles, status: Mapping[str, Any] | None, client: str | None
+    tmux: Tmux,
+    files: DaemonFiles,
+    status: Mapping[str, Any] | None,
+    client: str | None,
+    command: list[str] | None = None,
 ) -> str:
     """Open the overview menu on `client` (default: the current one); what it says, in a line.
-    Three tmux calls: list the panes, capture the blocked ones, show the menu."""
-    overview = read(tmux, status, client)
-    blocked = {p.agent for p in overview.panes if p.state == "blocked"}
+    Three tmux calls: list the panes, capture the blocked ones, show the menu. Its rows run
+    `command` (default: this osf-tmux) to answer and to go to another machine."""
+    overview = with_remote(read(tmux, status, client), status)
+    blocked = {
+        p.agent
+        for p in overview.panes
+        if p.state == "blocked" and (p.host is None or SAFE_AGENT.match(p.agent))
+    }
     answers = answer_tables(blocked, [shipped_rules_dir(), user_rules_dir()]) if blocked else {}
-    command = own_command()
+    command = command or own_command()
     log = plugin_log(files.state)
+    to_client = ["--client", client] if client else []
 
-    def answer(pane_id: str, choice: str) -> str:
-        args = ["answer", *(["--client", client] if client else []), pane_id, choice]
+    def answer(target: str, choice: str) -> str:
+        args = ["answer", *to_client, target, choice]
         return tmux_command(["run-shell", "-b", shell_line(command, args, log)])
 
-    items = menu_items(overview, answers, answer, time.time(), client)
+    def go(target: str) -> str:
+        args = ["go", *to_client, target]
+        return tmux_command(["run-shell", "-b", shell_line(command, args, log)])
+
+    items = menu_items(overview, answers, answer, time.time(), client, go)
     _open(tmux, menu_command(items, heading(overview), client))
     return f"osf-tmux: {title(overview).strip()}"
 
