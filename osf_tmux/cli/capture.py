@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import re
 import socket
@@ -20,7 +21,13 @@ from osf_tmux.daemon.capture_server import socket_path
 from osf_tmux.daemon.feed import FeedError, check_private, unix_address
 from osf_tmux.daemon.lifecycle import EXIT_NO_DAEMON, DaemonFiles
 from osf_tmux.judge.ruleset import UnknownAgentError
-from osf_tmux.judge.user_capture import USER_STATES, check, user_captures, write_capture
+from osf_tmux.judge.user_capture import (
+    USER_STATES,
+    Written,
+    check,
+    user_captures,
+    write_capture,
+)
 from osf_tmux.paths import UnsafeDirectoryError, captures_dir, private_dir
 from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
 
@@ -112,6 +119,11 @@ def _name(agent: str, pane: str, wall: float) -> str:
     help="Folder to write into (default: ~/.local/state/osf-tmux/captures, mode 0700).",
 )
 @click.option(
+    "--client",
+    metavar="NAME",
+    help="Also say what happened on this tmux client (the menu's row passes its own).",
+)
+@click.option(
     "--redact",
     is_flag=True,
     help="Cross out (x for each character) the rows no rule needs; the capture keeps only the "
@@ -124,6 +136,7 @@ def capture_cmd(
     user_state: str | None,
     note: str | None,
     out: Path | None,
+    client: str | None,
     redact: bool,
 ) -> None:
     """Keep what the agent in TARGET drew lately (this pane when not given), so that a wrong
@@ -136,6 +149,42 @@ def capture_cmd(
     `osf-tmux rules test` replays every capture against your rules.
 
     Exit status: 3 when no daemon runs for this tmux server, 4 when the pane does not exist."""
+    try:
+        written = _capture(server, target, user_state, note, out, redact)
+    except click.ClickException as exc:
+        _tell(server, client, f"osf-tmux capture: {exc.format_message()}")
+        raise
+    stem = written.bytes_path.with_suffix("")
+    shown = written.shown or "no state"
+    said = f"; you say {user_state.lower()}" if user_state else ""
+    screen = written.screen
+    click.echo(f"wrote {stem}.bytes (+ .timing, .labels.json, .txt): {written.size} bytes")
+    click.echo(
+        f"osf-tmux showed {shown}{said}; its screen alone reads {screen.state} "
+        f"(rule: {screen.rule or 'none matched, default'})"
+    )
+    if written.kept_rows is not None:
+        kept = ", ".join(map(str, written.kept_rows)) or "none"
+        click.echo(f"redacted: rows kept as they were: {kept}; every other row crossed out")
+    click.echo(f"see it: osf-tmux explain {stem}.bytes")
+    click.echo(SECRETS, err=True)
+    _tell(server, client, f"osf-tmux: kept {stem}.bytes (showed {shown}{said}; may hold secrets)")
+
+
+def _tell(server: ServerSpec, client: str | None, message: str) -> None:
+    if client:
+        with contextlib.suppress(TmuxError):
+            Tmux(server).run("display-message", "-c", client, message.replace("#", "##"))
+
+
+def _capture(
+    server: ServerSpec,
+    target: str | None,
+    user_state: str | None,
+    note: str | None,
+    out: Path | None,
+    redact: bool,
+) -> Written:
     pane = _pane_id(server, target)
     files = DaemonFiles.for_server(server)
     answer = ask_daemon(files.runtime, pane)
@@ -157,7 +206,7 @@ def capture_cmd(
         private_dir(folder, levels=1)
     except (UnsafeDirectoryError, OSError) as exc:
         raise click.ClickException(f"cannot write into {folder}: {exc}") from None
-    written = write_capture(
+    return write_capture(
         folder,
         _name(agent, pane, time.time()),
         data=data,
@@ -168,20 +217,6 @@ def capture_cmd(
         note=note,
         redacted=redact,
     )
-    stem = written.bytes_path.with_suffix("")
-    click.echo(f"wrote {stem}.bytes (+ .timing, .labels.json, .txt): {len(data)} bytes")
-    shown = written.shown or "no state"
-    said = f"; you say {user_state.lower()}" if user_state else ""
-    screen = written.screen
-    click.echo(
-        f"osf-tmux showed {shown}{said}; its screen alone reads {screen.state} "
-        f"(rule: {screen.rule or 'none matched, default'})"
-    )
-    if written.kept_rows is not None:
-        kept = ", ".join(map(str, written.kept_rows)) or "none"
-        click.echo(f"redacted: rows kept as they were: {kept}; every other row crossed out")
-    click.echo(f"see it: osf-tmux explain {stem}.bytes")
-    click.echo(SECRETS, err=True)
 
 
 @click.command("test")

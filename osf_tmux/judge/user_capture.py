@@ -77,6 +77,7 @@ def redact(snap: Snapshot, manifest: Manifest) -> tuple[Snapshot, list[int]]:
 @dataclass(frozen=True)
 class Written:
     bytes_path: Path
+    size: int  # bytes written into it
     shown: str | None
     screen: Verdict
     kept_rows: tuple[int, ...] | None  # with --redact: the rows left as they were
@@ -152,6 +153,7 @@ def write_capture(
     write_private(base.with_name(base.name + ".txt"), screen_text(snap).encode())
     return Written(
         base.with_name(base.name + ".bytes"),
+        len(data),
         daemon.get("state"),
         verdict,
         None if kept is None else tuple(kept),

@@ -256,12 +256,15 @@ def menu_items(
     now: float,
     client: str | None,
     go_command: Callable[[str], str] | None = None,
+    capture_command: Callable[[str, str], str] | None = None,
 ) -> list[MenuItem]:
     """One row per agent pane (most urgent first) that jumps to it; under a blocked row, one
-    row per answer its agent's `[answer]` table allows; last, one row per host that is not
-    online. `answer_command(target, choice)` is the tmux command that runs `osf-tmux answer`
-    for that pane (`%5`, or `devbox:%3` on a host); `go_command(target)` the one that takes the
-    client to a remote pane (a row without it does nothing)."""
+    row per answer its agent's `[answer]` table allows; then, when the client shows an agent
+    pane, "osf-tmux is wrong about this pane"; last, one row per host that is not online.
+    `answer_command(target, choice)` is the tmux command that runs `osf-tmux answer` for that
+    pane (`%5`, or `devbox:%3` on a host); `go_command(target)` the one that takes the client to
+    a remote pane (a row without it does nothing); `capture_command(pane, state)` the one that
+    runs `osf-tmux capture` on the client's pane with the state the user says is right."""
     panes, view, values = overview.panes, overview.view, overview.options
     budget = row_budget(view.width)
     hosts = _host_rows(overview.hosts, now, budget + 4)
@@ -303,12 +306,37 @@ def menu_items(
         for choice, label in _answer_choices(table, pane.options):
             row = _literal(_fit("   ↳ " + clean(label, budget), budget))
             items.append(MenuItem(row, next(keys, ""), answer_command(_target(pane), choice)))
+    shown = next((p for p in panes if p.host is None and p.pane_id == view.pane_id), None)
+    if capture_command is not None and shown is not None:
+        items.append(_wrong_row(shown, client, capture_command, budget))
     items += hosts
     if len(items) > view.height - 2:  # nor when it is taller than the client
         cut = max(view.height - 3, 1)
         more = _literal(_fit(f"-… {len(items) - cut} more: osf-tmux list", budget + 4))
         items = [*items[:cut], MenuItem(more, "", "")]
     return items
+
+
+WRONG_KEY = "!"
+# What the user may say the pane really is: `done` is idle on its screen (user_capture.py).
+_REALLY = (
+    ("blocked: it waits for me", "b", "blocked"),
+    ("working: it is busy", "w", "working"),
+    ("idle: it waits for nothing", "i", "idle"),
+)
+
+
+def _wrong_row(
+    pane: AgentPane, client: str | None, capture: Callable[[str, str], str], budget: int
+) -> MenuItem:
+    """A row that asks what the client's pane really is (a small menu of its own), then keeps
+    the evidence with `osf-tmux capture` (issue 33): the bytes, the screen, both states."""
+    really = ["display-menu", *(["-c", client] if client else []), "-T", " this pane really is ",
+              "-x", "R", "-y", "S", "--"]  # fmt: skip
+    for name, key, state in _REALLY:
+        really += [name, key, capture(pane.pane_id, state)]
+    text = _literal(_fit(f"osf-tmux is wrong about this pane ({pane.state})", budget))
+    return MenuItem(text, WRONG_KEY, tmux_command(really))
 
 
 def _target(pane: AgentPane) -> str:
@@ -365,7 +393,11 @@ def show_menu(
         args = ["go", *to_client, target]
         return tmux_command(["run-shell", "-b", shell_line(command, args, log)])
 
-    items = menu_items(overview, answers, answer, time.time(), client, go)
+    def capture(pane: str, state: str) -> str:
+        args = ["capture", *to_client, "--state", state, pane]
+        return tmux_command(["run-shell", "-b", shell_line(command, args, log)])
+
+    items = menu_items(overview, answers, answer, time.time(), client, go, capture)
     _open(tmux, menu_command(items, heading(overview), client))
     return f"osf-tmux: {title(overview).strip()}"
 
