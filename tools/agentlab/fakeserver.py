@@ -583,25 +583,23 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
 # -- routing and conversation position ----------------------------------------------------------
 
 
+# The route of a request by how its path ends, the first match winning.
+ROUTES = (
+    ("/messages/count_tokens", "anthropic_count"),
+    ("/messages", "anthropic"),
+    ("/responses", "responses"),
+    (":streamGenerateContent", "gemini_stream"),
+    (":generateContent", "gemini"),
+    (":countTokens", "gemini_count"),
+    ("/chat/completions", "chat"),
+)
+
+
 def _route(path: str) -> str:
     augment = augment_api.route(path)
     if augment is not None:
         return augment
-    if path.endswith("/messages/count_tokens"):
-        return "anthropic_count"
-    if path.endswith("/messages"):
-        return "anthropic"
-    if path.endswith("/responses"):
-        return "responses"
-    if path.endswith(":streamGenerateContent"):
-        return "gemini_stream"
-    if path.endswith(":generateContent"):
-        return "gemini"
-    if path.endswith(":countTokens"):
-        return "gemini_count"
-    if path.endswith("/chat/completions"):
-        return "chat"
-    return "unknown"
+    return next((route for end, route in ROUTES if path.endswith(end)), "unknown")
 
 
 def _summary(body: Json) -> Json:
