@@ -163,9 +163,9 @@ class Gemini(AgentSpec):
         return package_version(self.binary().parent.parent / "package.json")
 
     def own_scenarios(self, s: Shapes) -> list[Scenario]:
-        return [*self.configs(s, APPROVE), *self.loop_scenarios(s)]
+        return [*self.approval_modes(s), *self.loop_scenarios(s)]
 
-    def configs(self, s: Shapes, approve: Keys) -> list[Scenario]:
+    def approval_modes(self, s: Shapes) -> list[Scenario]:
         """What users change: YOLO and auto-edit approval modes, /rewind (checkpoints)."""
         auto_edit = ["--approval-mode", "auto_edit"]
         return [
@@ -186,7 +186,7 @@ class Gemini(AgentSpec):
                 "--approval-mode auto_edit: a shell command still asks; approved",
                 st.P_BASH,
                 s.blocked(APPROVAL, "shell confirmation (auto-edit mode)"),
-                approve,
+                APPROVE,
                 s.working("approved; command running"),
                 args=auto_edit,
             ),
