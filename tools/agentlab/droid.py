@@ -71,10 +71,10 @@ class Droid(AgentSpec):
         submit_pause=0.5,
         done_quiet=True,
     )
-    # Its own settings as `--dress NAME`: the light theme (settings.json `general.theme`, the
+    # Its own settings as `--dress NAME`: the light theme (settings.json `theme`, the
     # built-in `factory-light`; the default `auto` follows the terminal's background).
     dresses: ClassVar[dict[str, Dress]] = {
-        "light": Dress("light", "general.theme factory-light", options={"theme": "factory-light"}),
+        "light": Dress("light", "theme factory-light", options={"theme": "factory-light"}),
     }
 
     def package(self) -> Path:
@@ -188,7 +188,7 @@ class Droid(AgentSpec):
             "logoAnimation": "off",
         }
         if scenario.options.get("theme"):
-            settings["general"] = {"theme": scenario.options["theme"]}
+            settings["theme"] = scenario.options["theme"]
         if scenario.options.get("seed_trust", True):
             settings["trustedFolders"] = {str(dirs.proj): {"trustedAt": "2026-01-01T00:00:00.000Z"}}
         (factory / "settings.json").write_text(json.dumps(settings, indent=2))
