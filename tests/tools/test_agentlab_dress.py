@@ -7,18 +7,31 @@ from __future__ import annotations
 import functools
 import json
 import shlex
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
 from tests.support.tmux_server import retry_until
 from tools.agentlab import dress as lab_dress
-from tools.agentlab.base import BASE_ENV, RunDirs
+from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs
 from tools.agentlab.claude import Claude
 from tools.agentlab.dress import COMMON_DRESSES, PANE, Dress, PaneFacts, combine, pane_env
 from tools.agentlab.driver import Recorder
+from tools.agentlab.droid import Droid
 from tools.agentlab.gemini import Gemini
+from tools.agentlab.grok_build import GrokBuild
+from tools.agentlab.kimi import Kimi
+from tools.agentlab.kimi_code import KimiCode
 from tools.agentlab.qwen import Qwen
+from tools.agentlab.vibe import Vibe
 
 FACTS = PaneFacts(
     socket_path="/tmp/tmux-0/osf-agentlab-1-ab",
@@ -177,3 +190,63 @@ def test_claude_notitle_dress_sets_its_variable() -> None:
     assert env["CLAUDE_CODE_DISABLE_TERMINAL_TITLE"] == "1"
     assert env["TMUX"].endswith(",4242,3")
     assert Claude().dress("light").options == {"theme": "light"}
+
+
+def _launch(agent: AgentSpec, root: Path, dress: str | None) -> RunDirs:
+    """Write what the agent's launch writes for `text` in a dress (None: the plain pane)."""
+    dirs = RunDirs(root=root, home=root / "home", proj=root / "proj")
+    dirs.home.mkdir(parents=True)
+    dirs.proj.mkdir()
+    scenarios = agent.configured_scenarios(None, agent.dress(dress)) if dress else None
+    agent.launch(dirs, "http://127.0.0.1:9", (scenarios or agent.scenarios())["text"])
+    return dirs
+
+
+def test_claude_reduced_motion_and_accessibility(tmp_path: Path) -> None:
+    agent = Claude()
+    settings = _launch(agent, tmp_path / "rm", "reducedmotion").home / ".claude" / "settings.json"
+    assert json.loads(settings.read_text())["prefersReducedMotion"] is True
+    plain = _launch(agent, tmp_path / "plain", None).home / ".claude" / "settings.json"
+    assert "prefersReducedMotion" not in json.loads(plain.read_text())
+    env = pane_env(AGENT_ENV, FACTS, agent.dress("accessibility"))
+    assert env["CLAUDE_CODE_ACCESSIBILITY"] == "1"
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = tomllib.loads(path.read_text())
+    return data
+
+
+@pytest.mark.parametrize(
+    ("agent", "read"),
+    [
+        (GrokBuild(), lambda d: _toml(d.home / ".grok" / "config.toml").get("ui", {}).get("theme")),
+        (KimiCode(), lambda d: _toml(d.home / ".kimi-code" / "tui.toml").get("theme")),
+        (Kimi(), lambda d: _toml(d.home / ".kimi" / "config.toml").get("theme")),
+        (Vibe(), lambda d: _toml(d.home / ".vibe" / "config.toml").get("theme")),
+        (
+            Droid(),
+            lambda d: json.loads((d.home / ".factory" / "settings.json").read_text()).get("theme"),
+        ),
+    ],
+    ids=lambda v: getattr(v, "name", ""),
+)
+def test_light_dresses_write_the_theme(
+    tmp_path: Path, agent: AgentSpec, read: Callable[[RunDirs], object]
+) -> None:
+    """Each `light` dress names the agent's light theme where the agent reads it, the file
+    still parses, and the plain pane names none (the agent's default)."""
+    assert (
+        read(_launch(agent, tmp_path / "light", "light")) == agent.dress("light").options["theme"]
+    )
+    assert read(_launch(agent, tmp_path / "plain", None)) is None
+
+
+def test_grok_build_light_joins_the_remember_configs_ui_table(tmp_path: Path) -> None:
+    agent = GrokBuild()
+    dirs = RunDirs(root=tmp_path, home=tmp_path / "home", proj=tmp_path / "proj")
+    dirs.home.mkdir()
+    scenario = next(iter(agent.configured_scenarios("remember", agent.dress("light")).values()))
+    agent.launch(dirs, "http://127.0.0.1:9", scenario)
+    ui = _toml(dirs.home / ".grok" / "config.toml")["ui"]
+    assert ui == {"remember_tool_approvals": True, "theme": "grokday"}

@@ -50,3 +50,28 @@ def test_the_end_of_a_turn_is_its_last_change_above_the_box() -> None:
     still = {**segment, "still": 1.0}
     refine_offsets(data, COLS, ROWS, [still], [], bounds)
     assert still["offset"] == bounds[2]
+
+
+def test_claude_permission_cues_wait_for_the_half_drawn_frame() -> None:
+    """2.1.x draws a dialog top down over the old input box: a read can end with the menu
+    drawn and the old box's `esc to interrupt` footer still under it (recorded in
+    claude-2.1.332-lab-ascii/bash_no). That frame is working; the label starts at the next."""
+    from tools.agentlab.claude import BASH_PROMPT, EDIT_PROMPT, WRITE_PROMPT
+    from tools.agentlab.refine import cue_matches
+
+    rule = "─" * 60
+    menu = [
+        " ❯ 1. Yes",
+        "   2. Yes, and always allow access to build/ from this project",
+        "   3. No",
+    ]
+    for question, cue in (
+        ("Do you want to proceed?", BASH_PROMPT),
+        ("Do you want to make this edit to app.py?", EDIT_PROMPT),
+        ("Do you want to create notes.md?", WRITE_PROMPT),
+    ):
+        dialog = [rule, " Bash command", "", f" {question}", *menu]
+        half = "\n".join([*dialog, rule, "  ⏸ manual mode on · esc to interrupt · ← for agents"])
+        whole = "\n".join([*dialog, "", " Esc to cancel · Tab to amend"])
+        assert not cue_matches(cue, half)
+        assert cue_matches(cue, whole)

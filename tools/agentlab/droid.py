@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from osf_tmux.agents.hooks import hooks_table
 from tools.agentlab import stories as st
@@ -20,6 +20,7 @@ from tools.agentlab.base import (
     timed_hook,
 )
 from tools.agentlab.dialect import Dialect, ToolShape
+from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
 
 # The input box is pinned at the bottom: the mode row above it ("Auto (Off) · all actions require
@@ -70,6 +71,11 @@ class Droid(AgentSpec):
         submit_pause=0.5,
         done_quiet=True,
     )
+    # Its own settings as `--dress NAME`: the light theme (settings.json `theme`, the
+    # built-in `factory-light`; the default `auto` follows the terminal's background).
+    dresses: ClassVar[dict[str, Dress]] = {
+        "light": Dress("light", "theme factory-light", options={"theme": "factory-light"}),
+    }
 
     def package(self) -> Path:
         return lab_home() / "npm-droid" / "node_modules" / "@factory" / "cli-linux-x64"
@@ -181,6 +187,8 @@ class Droid(AgentSpec):
             "sessionDefaultSettings": {"model": "custom:Fake-Model-0"},
             "logoAnimation": "off",
         }
+        if scenario.options.get("theme"):
+            settings["theme"] = scenario.options["theme"]
         if scenario.options.get("seed_trust", True):
             settings["trustedFolders"] = {str(dirs.proj): {"trustedAt": "2026-01-01T00:00:00.000Z"}}
         (factory / "settings.json").write_text(json.dumps(settings, indent=2))

@@ -20,6 +20,7 @@ from tools.agentlab.base import (
     lab_home,
 )
 from tools.agentlab.dialect import Dialect
+from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
 
 # The footer row under the input box: "Shift+Tab:mode  │  Ctrl+x:shortcuts" when idle, with
@@ -76,6 +77,12 @@ class GrokBuild(AgentSpec):
             "[ui] remember_tool_approvals = true: the panel's per-command Always/Never allow rows",
             {"remember": True},
         ),
+    }
+
+    # Its own settings as `--dress NAME`: the light theme (`[ui] theme`, GrokDay; the default
+    # GrokNight is dark).
+    dresses: ClassVar[dict[str, Dress]] = {
+        "light": Dress("light", "[ui] theme = grokday (GrokDay)", options={"theme": "grokday"}),
     }
 
     def binary(self) -> Path:
@@ -195,6 +202,10 @@ class GrokBuild(AgentSpec):
         config = CONFIG.format(url=url)
         if scenario.options.get("remember"):
             config += REMEMBER
+        theme = scenario.options.get("theme")
+        if theme:
+            # one [ui] table: a theme joins the remember configuration's, or opens its own
+            config += f'theme = "{theme}"\n' if "[ui]" in config else f'\n[ui]\ntheme = "{theme}"\n'
         (grok / "config.toml").write_text(config)
         if scenario.options.get("hooks"):
             _log_hooks(dirs)

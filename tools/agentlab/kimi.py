@@ -4,11 +4,13 @@ against the fake OpenAI chat completions server (`openai_legacy` provider)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from osf_tmux.agents.kimi import toml_entries
 from osf_tmux.agents.toml_hooks import render
 from tools.agentlab.actions import Cue, Expect, Keys
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, cat_hook, lab_home, venv_bin
+from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
 
 SPINNER = r"[🌑🌒🌓🌔🌕🌖🌗🌘]|^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] "
@@ -48,6 +50,11 @@ class Kimi(AgentSpec):
     name = "kimi"
     folder = "kimi"  # captures/kimi-<version>-lab
     ui = Ui(idle=IDLE, working=WORKING)
+    # Its own settings as `--dress NAME`: the light theme (config.toml `theme`, "dark" or
+    # "light"; dark by default).
+    dresses: ClassVar[dict[str, Dress]] = {
+        "light": Dress("light", 'theme = "light"', options={"theme": "light"}),
+    }
 
     def binary(self) -> Path:
         return venv_bin("kimi", "kimi")
@@ -102,6 +109,9 @@ class Kimi(AgentSpec):
         kimi = dirs.home / ".kimi"
         kimi.mkdir()
         config = CONFIG.format(url=url)
+        if theme := scenario.options.get("theme"):
+            # a top-level key goes before the file's first table
+            config = f'theme = "{theme}"\n' + config
         if scenario.options.get("hooks"):
             config += render(toml_entries(cat_hook(dirs.root / "hooks.jsonl")))
         (kimi / "config.toml").write_text(config)

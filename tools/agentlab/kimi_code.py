@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
+from typing import ClassVar
 
 from osf_tmux.agents.kimi_code import toml_entries
 from osf_tmux.agents.toml_hooks import render
@@ -26,6 +27,7 @@ from tools.agentlab.base import (
     package_version,
     timed_hook,
 )
+from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
 
 PACKAGE = "@moonshot-ai/kimi-code"
@@ -90,6 +92,11 @@ class KimiCode(AgentSpec):
     name = "kimi-code"
     folder = "kimi-code"  # captures/kimi-code-<version>-lab
     ui = Ui(idle=IDLE, working=WORKING)
+    # Its own settings as `--dress NAME`: the light palette (`theme` in tui.toml; the default is
+    # `auto`, after the terminal's background).
+    dresses: ClassVar[dict[str, Dress]] = {
+        "light": Dress("light", 'tui.toml theme = "light"', options={"theme": "light"}),
+    }
 
     def binary(self) -> Path:
         return npm_bin("kimi-code", "kimi")
@@ -164,7 +171,9 @@ class KimiCode(AgentSpec):
         if scenario.options.get("hooks"):
             config += render(toml_entries(timed_hook(dirs.root / "hooks.jsonl")))
         (home / "config.toml").write_text(config)
-        (home / "tui.toml").write_text(TUI)
+        theme = scenario.options.get("theme")
+        # a top-level key goes before the file's first table
+        (home / "tui.toml").write_text(f'theme = "{theme}"\n\n{TUI}' if theme else TUI)
         if not scenario.options.get("untrusted"):
             trust = home / "workspace-trust"
             trust.mkdir()

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import ClassVar
 
 from osf_tmux.agents.toml_hooks import render
 from osf_tmux.agents.vibe import toml_entries
 from tools.agentlab.actions import Cue, Keys, PickOption
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, cat_hook, lab_home, venv_bin
+from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
 
 # The row above the input box while a turn runs: "⠇  Generating… (1s Esc/Ctrl+C to interrupt)";
@@ -58,6 +60,11 @@ class Vibe(AgentSpec):
     name = "vibe"
     folder = "vibe"  # captures/vibe-<version>-lab
     ui = Ui(idle=IDLE, working=WORKING)
+    # Its own settings as `--dress NAME`: the light theme (config.toml `theme`; the default
+    # `auto` asks the terminal for its background and falls back to ansi-dark).
+    dresses: ClassVar[dict[str, Dress]] = {
+        "light": Dress("light", 'theme = "ansi-light"', options={"theme": "ansi-light"}),
+    }
 
     def binary(self) -> Path:
         return venv_bin("vibe", "vibe")
@@ -119,7 +126,11 @@ class Vibe(AgentSpec):
     ) -> tuple[list[str], dict[str, str]]:
         vibe = dirs.home / ".vibe"
         vibe.mkdir()
-        (vibe / "config.toml").write_text(CONFIG.format(url=url))
+        config = CONFIG.format(url=url)
+        if theme := scenario.options.get("theme"):
+            # a top-level key goes before the file's first table
+            config = f'theme = "{theme}"\n' + config
+        (vibe / "config.toml").write_text(config)
         if scenario.options.get("hooks"):
             entries = toml_entries(cat_hook(dirs.root / "hooks.jsonl"))
             (vibe / "hooks.toml").write_text(render(entries).lstrip("\n"))
