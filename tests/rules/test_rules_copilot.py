@@ -449,6 +449,82 @@ def test_screen(c: Case, cols: int, manifest: Manifest) -> None:
     assert state == c.want, f"{c.name} at {cols} columns: got {state} by rule {rule}"
 
 
+# --- --screen-reader (1.0.102, captures/copilot-1.0.102-lab-screenreader) --------------------
+
+SR_PROMPT = "Start of Prompt Indicator"
+
+
+def sr_input_box(cols: int, foot: str = IDLE_FOOTER, draft: str | None = None) -> list[str]:
+    """The input box in screen-reader mode: the prompt row says what it is, no `❯`."""
+    rule = "─" * cols
+    return [" ~/src/proj [⎇ main]", rule, draft or SR_PROMPT, rule, footer(foot, cols)]
+
+
+def sr_dialog(cols: int, selected: int = 1) -> list[str]:
+    """A permission dialog without its box: the current option said in words, the others
+    numbered, the navigation hint as the last row (wrapped on a narrow pane)."""
+    options = [
+        f"Current selection: {n}. {o}" if n == selected else f"  {n}. {o}"
+        for n, o in enumerate(BASH_OPTIONS, start=1)
+    ]
+    hint = wrap("↑/↓ to navigate · enter to select · esc to cancel", cols)
+    return [
+        "Remove the build directory",
+        *command_box(cols, "rm -rf build && sleep 2 && echo done"),
+        "Do you want to run this command?",
+        *(piece for o in options for piece in wrap(o, cols)),
+        *hint,
+    ]
+
+
+SR_CASES = [
+    Case("sr-idle", lambda c: transcript(c, HISTORY) + sr_input_box(c), "idle"),
+    Case(
+        "sr-working",
+        lambda c: transcript(c, HISTORY) + sr_input_box(c, " Working esc esc edit prompt"),
+        "working",
+    ),
+    Case(
+        "sr-working-after-one-esc",
+        lambda c: transcript(c, HISTORY) + sr_input_box(c, " Working esc again to interrupt"),
+        "working",
+    ),
+    Case(
+        "sr-working-plan-mode",
+        lambda c: (
+            transcript(c, HISTORY)
+            + sr_input_box(c, "Plan · Manual Approval · Working · 144 B esc esc interrupt")
+        ),
+        "working",
+    ),
+    Case("sr-permission", lambda c: transcript(c, HISTORY) + sr_dialog(c), "blocked"),
+    Case("sr-permission-on-no", lambda c: transcript(c, HISTORY) + sr_dialog(c, 3), "blocked"),
+    # the dialog's words typed or quoted in the input box: the footer is still the last row
+    Case(
+        "sr-draft-quoting-the-dialog",
+        lambda c: (
+            transcript(c, ["Current selection: 1. Yes", "  2. No"])
+            + sr_input_box(c, draft="↑/↓ to navigate · enter to select · esc to cancel")
+        ),
+        "idle",
+    ),
+    # the idle footer after one Esc with a draft: no interrupt hint
+    Case(
+        "sr-esc-once-with-draft",
+        lambda c: transcript(c, HISTORY) + sr_input_box(c, "esc again to clear input", "fix it"),
+        "idle",
+    ),
+]
+
+
+@pytest.mark.parametrize("cols", WIDTHS)
+@pytest.mark.parametrize("c", SR_CASES, ids=[c.name for c in SR_CASES])
+def test_screen_reader_mode(c: Case, cols: int, manifest: Manifest) -> None:
+    rows = c.build(cols)  # type: ignore[operator]
+    state, rule = _state(manifest, rows, cols, c.height)
+    assert state == c.want, f"{c.name} at {cols} columns: got {state} by rule {rule}"
+
+
 # --- 0.0.3xx (late 2025), laid out after screens others published of it ---------------------
 
 OLD_FOOTER = " Ctrl+c Exit · Ctrl+r Expand recent"

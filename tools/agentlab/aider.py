@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, Type
 from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, command_version, lab_home
 from tools.agentlab.dialect import Dialect
+from tools.agentlab.dress import Dress
 from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -16,7 +18,10 @@ from tools.agentlab.shapes import Shapes, Ui
 # the end of a turn is taken from the fake server.
 PROMPT = r"^[\w-]*> ?$"
 IDLE = Cue(PROMPT, tail=1)
-WORKING = Cue(r"Waiting for")
+# The scanner `Waiting for MODEL` until the first token; without it (`--no-pretty`, and
+# NO_COLOR, which turns pretty output off) nothing marks the wait, and the answer streaming is
+# the cue: the last row is output, neither an input prompt nor a question.
+WORKING = Cue(r"Waiting for|^(?![\w-]*(?: multi)?>)(?!.*\[(?:Yes|No)\]: *$).*\S", tail=1)
 QUESTION = Cue(r"\(Y\)es/\(N\)o.*\[(Yes|No)\]: *$", tail=1)
 DRAFT_IDLE = Cue(r"^[\w-]*> Do you want to proceed", tail=2)
 
@@ -114,6 +119,29 @@ class Aider(AgentSpec):
         done_settle=1.0,
         done_quiet=True,
     )
+    # Its own switches a user sets (`record --dress`): the colours for a light terminal, and
+    # its two plain modes: `--no-pretty` (no colours, no Markdown rendering, no spinner) and
+    # `--no-fancy-input` (a plain `input()` prompt instead of prompt_toolkit's).
+    dresses: ClassVar[dict[str, Dress]] = {
+        d.name: d
+        for d in (
+            Dress(
+                "light",
+                "--light-mode: colours for a light terminal",
+                options={"dress_args": ["--light-mode"]},
+            ),
+            Dress(
+                "nopretty",
+                "--no-pretty: no colours, no Markdown rendering, no spinner",
+                options={"dress_args": ["--no-pretty"]},
+            ),
+            Dress(
+                "nofancy",
+                "--no-fancy-input: a plain input prompt (no prompt_toolkit)",
+                options={"dress_args": ["--no-fancy-input"]},
+            ),
+        )
+    }
 
     def binary(self) -> Path:
         return lab_home() / "aider-venv" / "bin" / "aider"
@@ -293,4 +321,5 @@ class Aider(AgentSpec):
         assert isinstance(chat_files, list)
         argv += [str(f) for f in chat_files]
         argv += [str(a) for a in scenario.options.get("args", [])]  # type: ignore[attr-defined]
+        argv += [str(a) for a in scenario.options.get("dress_args", [])]  # type: ignore[attr-defined]
         return argv, env

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
 from tools.agentlab.actions import Cue, Keys
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
 from tools.agentlab.dialect import Dialect, ToolShape
+from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
 
 # The input box is pinned at the bottom between two rules, the footer (model, mode, auto-approve)
@@ -51,6 +53,13 @@ class Cline(AgentSpec):
         ready_note="startup finished, input box ready",
         done_quiet=True,
     )
+    # Its own setting (`record --dress`): `tuiTheme` in the global settings
+    # (`~/.cline/data/settings/global-settings.json`, what /theme writes): "light" is Cline
+    # Light. Without it the TUI follows the terminal's background (an OSC 11 query). No
+    # screen-reader or reduced-motion setting.
+    dresses: ClassVar[dict[str, Dress]] = {
+        "light": Dress("light", 'tuiTheme "light" (Cline Light)', options={"tui_theme": "light"})
+    }
 
     def binary(self) -> Path:
         return npm_bin("cline", "cline")
@@ -122,5 +131,8 @@ class Cline(AgentSpec):
             },
         }
         (settings / "providers.json").write_text(json.dumps(providers, indent=2))
+        theme = scenario.options.get("tui_theme")
+        if theme:
+            (settings / "global-settings.json").write_text(json.dumps({"tuiTheme": theme}))
         extra = {} if scenario.options.get("promo") else {"CLINE_DISABLE_CLINE_PASS_NOTICE": "1"}
         return [str(self.binary()), "--auto-approve", "false"], self.env(dirs, **extra)

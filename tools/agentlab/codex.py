@@ -8,10 +8,12 @@ import os
 import platform
 import subprocess
 from pathlib import Path
+from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Type
 from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, command_version, lab_home
+from tools.agentlab.dress import Dress
 from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -150,6 +152,25 @@ class Codex(AgentSpec):
         ready_note="startup finished, composer ready",
         done_quiet=True,
     )
+    # Its own `[tui]` settings a user can set (`record --dress`): Codex takes its light or dark
+    # palette from the terminal's background, and `tui.theme` picks the syntax-highlighting
+    # theme (a light one here); `tui.animations = false` stops the shimmer, the spinners and
+    # the welcome animation (its reduced-motion setting).
+    dresses: ClassVar[dict[str, Dress]] = {
+        d.name: d
+        for d in (
+            Dress(
+                "light",
+                'tui.theme "solarized-light" (syntax theme)',
+                options={"tui_theme": "solarized-light"},
+            ),
+            Dress(
+                "noanim",
+                "tui.animations = false: no shimmer, spinners or welcome animation",
+                options={"tui_animations": False},
+            ),
+        )
+    }
 
     # A release other than the default install (`record --agent-version`, or the
     # OSF_LAB_CODEX_VERSION variable): install.sh's CODEX_VERSIONS puts it in npm-codex-<VER>.
@@ -384,6 +405,14 @@ stream_max_retries = 1
 [analytics]
 enabled = false
 {trust}''')
+        tui = []
+        if scenario.options.get("tui_theme"):
+            tui.append(f'theme = "{scenario.options["tui_theme"]}"')
+        if scenario.options.get("tui_animations") is False:
+            tui.append("animations = false")
+        if tui:
+            with (codex_home / "config.toml").open("a") as out:
+                out.write("\n[tui]\n" + "\n".join(tui) + "\n")
         if scenario.options.get("mcp"):
             server = Path(__file__).with_name("mcp_server.py")
             log = dirs.root / "mcp.jsonl"

@@ -6,12 +6,13 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Sleep, Type
 from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, lab_home, package_version
 from tools.agentlab.dialect import Dialect, ToolShape
+from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
 
 # The footer row under the input box is the last row on screen: the mode while idle, the spinner
@@ -30,8 +31,10 @@ WORKING = Cue(WORKING_HINT, tail=1)
 def _box(words: str) -> Cue:
     """A dialog box with these words, drawn down to its bottom edge: a pipe read can end in the
     middle of the frame that draws it, and until the edge is there the old footer still shows
-    under a half-drawn box."""
-    return Cue(rf"(?:{words})(?s:.*)\n[^\n]*╰─{{8,}}╯[ \t]*\Z")
+    under a half-drawn box. With `--screen-reader` the dialog has no box: it is drawn when its
+    navigation hint, the last row, is there."""
+    end = r"(?:[^\n]*╰─{8,}╯|↑/?↓ to (?:navigate|select) ·[^\n]*)"
+    return Cue(rf"(?:{words})(?s:.*)\n{end}[ \t]*\Z")
 
 
 BASH_PROMPT = _box(r"Do you want to run this command\?")
@@ -138,7 +141,11 @@ def _scenarios(s: Shapes, choices: bool = False) -> list[Scenario]:
             # The No option is a text field: its digit moves the pointer there, the feedback
             # typed into it is sent with Enter.
             PickOption(r"No\b", "move to the No option (a text field)"),
-            s.blocked(_box(r"❯ ?3\. No\b"), "pointer on the No option; dialog still open"),
+            s.blocked(
+                # --screen-reader says the pointer in words
+                _box(r"(?:❯ ?|Current selection: )3\. No\b"),
+                "pointer on the No option; dialog still open",
+            ),
             Type("keep the build directory", "feedback for the rejection"),
             Sleep(0.5),
             Keys(("Enter",), "reject with the feedback"),
@@ -275,6 +282,20 @@ class Copilot(AgentSpec):
         ),
     )
 
+    # Its own settings (`record --dress`): `theme` ("auto", "dark", "light"; the user settings
+    # file) and `--screen-reader` ("Enable screen reader optimizations", `copilot --help`).
+    dresses: ClassVar[dict[str, Dress]] = {
+        d.name: d
+        for d in (
+            Dress("light", 'theme "light"', options={"copilot_settings": {"theme": "light"}}),
+            Dress(
+                "screenreader",
+                "--screen-reader: screen reader optimizations",
+                options={"dress_args": ["--screen-reader"]},
+            ),
+        )
+    }
+
     def prefix(self) -> Path:
         return self.release_prefix(self.pinned) if self.pinned else lab_home() / "npm-copilot"
 
@@ -318,6 +339,12 @@ class Copilot(AgentSpec):
             config["trustedFolders"] = [str(dirs.proj)]
         home = dirs.home / ".copilot"
         home.mkdir()
+        # A dress's settings (`theme`): in the user settings file, where /settings writes them,
+        # and in config.json, where releases before settings.json kept them.
+        settings = opts.get("copilot_settings")
+        if isinstance(settings, dict):
+            config.update(settings)
+            (home / "settings.json").write_text(json.dumps(settings, indent=2))
         (home / "config.json").write_text(json.dumps(config, indent=2))
         env = {
             **BASE_ENV,
@@ -331,4 +358,5 @@ class Copilot(AgentSpec):
         mode = opts.get("mode")
         if mode:
             argv += ["--mode", str(mode)]
+        argv += [str(a) for a in opts.get("dress_args", [])]  # type: ignore[attr-defined]
         return argv, env

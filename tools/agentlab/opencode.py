@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, Sleep, Type
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, package_version
 from tools.agentlab.dialect import Dialect, ToolShape
+from tools.agentlab.dress import Dress
 from tools.agentlab.script import Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -60,7 +62,9 @@ FAMILY_TURNS = [
 # The first screen can take ~45 s on a loaded machine (a 180 MB binary, a database migration on
 # the first start); a session's first turn boots the project's services first (12-20 s before
 # the first model request), so the cues after a prompt wait longer than the driver's default.
-TURN = 90.0
+# At a load average of ~40 on two cores (2026-12-06) the first permission prompt took more than
+# 90 s to come: 150.
+TURN = 150.0
 UI = Ui(
     idle=IDLE,
     working=WORKING,
@@ -253,6 +257,14 @@ class OpenCode(AgentSpec):
     ui = UI
     # plan_exit takes no arguments; its name is not one the server knows for a plan.
     dialect = Dialect(tools={"plan": ToolShape("plan_exit", lambda a: {})})
+    # Its own setting (`record --dress`): OpenCode takes dark or light from the terminal's
+    # background (an OSC 11 query); its "toggle theme mode" command locks one and keeps the lock
+    # in the TUI's state (`theme_mode_lock` in kv.json). No screen-reader or reduced-motion mode.
+    dresses: ClassVar[dict[str, Dress]] = {
+        "light": Dress(
+            "light", "theme mode locked to light (theme_mode_lock)", options={"theme_mode": "light"}
+        )
+    }
 
     def binary(self) -> Path:
         return lab_home() / self.prefix / "node_modules" / ".bin" / self.program
@@ -305,6 +317,11 @@ class OpenCode(AgentSpec):
             },
             **self.extra_env(),
         )
+        mode = scenario.options.get("theme_mode")
+        if mode:
+            state = dirs.home / ".local" / "state" / self.config_dir
+            state.mkdir(parents=True, exist_ok=True)
+            (state / "kv.json").write_text(json.dumps({"theme_mode_lock": mode}))
         if scenario.options.get("plan_mode"):
             # plan_exit is offered to the plan agent only with the experimental plan mode.
             env[p + "EXPERIMENTAL_PLAN_MODE"] = "1"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Type
@@ -20,6 +21,7 @@ from tools.agentlab.base import (
     npm_prefix,
     package_version,
 )
+from tools.agentlab.dress import Dress
 from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -74,6 +76,20 @@ class Pi(AgentSpec):
     folder = "pi"
     turns = PI_TURNS
     ui = Ui(idle=IDLE, working=WORKING)
+    # Its own settings (`record --dress`, docs/settings.md "UI & Display"): the built-in light
+    # theme, and the start-up header hidden (`quietStartup`). Pi has no screen-reader or
+    # reduced-motion setting.
+    dresses: ClassVar[dict[str, Dress]] = {
+        d.name: d
+        for d in (
+            Dress("light", 'theme "light" (built-in)', options={"pi_settings": {"theme": "light"}}),
+            Dress(
+                "quiet",
+                "quietStartup: no start-up header",
+                options={"pi_settings": {"quietStartup": True}},
+            ),
+        )
+    }
 
     def binary(self) -> Path:
         return npm_bin("pi", "pi")
@@ -105,6 +121,7 @@ class Pi(AgentSpec):
             # the "What's new" notes of a first start after an update
             "lastChangelogVersion": self.version(),
         }
+        settings.update(scenario.options.get("pi_settings", {}))  # type: ignore[call-overload]
         (agent / "settings.json").write_text(json.dumps(settings, indent=1))
         (agent / "extensions" / "lab-gate.ts").write_text(EXTENSION.read_text())
         argv = [str(self.binary())]
