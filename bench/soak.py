@@ -173,14 +173,19 @@ class States(threading.Thread):
         super().__init__(daemon=True, name="soak-states")
         self.server = server
         self.samples: dict[str, list[Sample]] = {}
+        self.failed = 0
         self.stopped = threading.Event()
         self.lock = threading.Lock()
 
     def run(self) -> None:
         while not self.stopped.is_set():
-            out = self.server.cmd(
-                "list-panes", "-a", "-F", "#{pane_id}\t#{@osf_state}", check=False
-            )
+            try:
+                out = self.server.cmd(
+                    "list-panes", "-a", "-F", "#{pane_id}\t#{@osf_state}", check=False
+                )
+            except Exception:  # a tmux call that timed out on a loaded machine: read again
+                self.failed += 1
+                continue
             now = time.time()
             with self.lock:
                 for line in out.splitlines():
