@@ -630,12 +630,12 @@ def main() -> None:
         )
     (out / "report.json").write_text(json.dumps(rep, indent=1) + "\n")
     (out / "report.txt").write_text(text + "\n")
+    if not args.keep:  # before printing: a closed stdout must not leave it behind
+        shutil.rmtree(soak.work, ignore_errors=True)
     print(text)
     print(f"\nreport: {out}/report.txt, {out}/report.json")
     if args.keep:
         print(f"work directory kept: {soak.work}")
-    else:
-        shutil.rmtree(soak.work, ignore_errors=True)
 
 
 def warning_counts(log: Path) -> dict[str, int]:
