@@ -17,9 +17,26 @@ scrolled away go within two turns."""
 from __future__ import annotations
 
 import weakref
-from typing import Generic, TypeVar
 
-V = TypeVar("V")
+# Not `typing` at run time: the key commands import the regions, and with them this module, and
+# keep their start-up light (tests/plugin/test_overview.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Generic, TypeVar
+
+    V = TypeVar("V")
+
+    class _Generic(Generic[V]):
+        pass
+else:
+    V = None
+
+    class _Generic:
+        __slots__ = ()
+
+        def __class_getitem__(cls, item: object) -> type:
+            return cls
+
 
 # Characters (of keys, plus ENTRY_COST each) added to all caches between two turns. About 1.5
 # bytes a character once the strings, tuples and dict slots are counted: 2 generations of it are
@@ -52,7 +69,7 @@ class _Budget:
 SHARED = _Budget(BUDGET)
 
 
-class TextCache(Generic[V]):
+class TextCache(_Generic[V]):
     """A dict from text to an answer that is never None, bounded by the shared budget."""
 
     __slots__ = ("__weakref__", "_budget", "_new", "_old")
