@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from osf_tmux.judge.line_local import parse_tree
+from osf_tmux.judge.text_cache import TextCache
 
 _REPEATS = {"MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"}
 # Anchors that look at no character, or at a newline only (tested below for every text).
@@ -48,7 +49,6 @@ _CATEGORIES = {
 }
 # Bounded caches: hostile output cannot grow them without end.
 _CHARS_MAX = 1 << 14
-_TEXTS_MAX = 4096
 
 
 class _Tests:
@@ -132,7 +132,7 @@ class CharClasses:
         self._casefold = tests.casefold
         self._representative: dict[tuple[object, ...], int] = {}
         self._table = _Table(self._char)
-        self._texts: dict[str, str] = {}
+        self._texts: TextCache[str] = TextCache()
 
     def _key(self, code: int) -> tuple[object, ...]:
         ch = chr(code)
@@ -155,11 +155,9 @@ class CharClasses:
     def canon(self, text: str) -> str:
         out = self._texts.get(text)
         if out is None:
-            if len(self._texts) >= _TEXTS_MAX:
-                self._texts.clear()
             if len(self._table) >= _CHARS_MAX:
                 self._table.clear()
-            out = self._texts[text] = text.translate(self._table)
+            out = self._texts.put(text, text.translate(self._table))
         return out
 
 

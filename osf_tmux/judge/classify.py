@@ -12,6 +12,7 @@ from osf_tmux.judge.fast_search import Finder, fast_search
 from osf_tmux.judge.line_local import is_line_local
 from osf_tmux.judge.manifest import Condition, Manifest, Rule
 from osf_tmux.judge.regions import CURSOR_COLUMN_KINDS, RULE_ROW, Region, is_rule_row
+from osf_tmux.judge.text_cache import TextCache
 from osf_tmux.vt.snapshot import Snapshot
 
 DEFAULT_STATE = "idle"
@@ -127,11 +128,11 @@ class _Plan:
         blind = {p for p in local if is_digit_blind(p)}
         self.blind = tuple(f for p, f in finders.items() if p in blind)
         self.seeing = tuple(f for p, f in finders.items() if p in local and p not in blind)
-        self.blind_signatures: dict[str, tuple[bool, ...]] = {}
+        self.blind_signatures: TextCache[tuple[bool, ...]] = TextCache()
         self.sees_cursor = any(r.kind in ("cursor_row", *CURSOR_COLUMN_KINDS) for r in self.regions)
         self.sees_cursor_column = any(r.kind in CURSOR_COLUMN_KINDS for r in self.regions)
         self.sees_title = any(r.kind == "title" for r in self.regions)
-        self.signatures: dict[str, tuple[bool, ...]] = {}
+        self.signatures: TextCache[tuple[bool, ...]] = TextCache()
         self._classes: CharClasses | bool | None = False  # False: not built yet
 
     @property
@@ -148,29 +149,22 @@ class _Plan:
         which of them match in it."""
         sig = self.signatures.get(row)
         if sig is None:
-            if len(self.signatures) >= _SIGNATURES_MAX:
-                self.signatures.clear()
             # Blank, rule and the blind patterns' answers: none of them tells digits apart.
             zeroed = row.translate(TO_ZERO)
             blind = self.blind_signatures.get(zeroed)
             if blind is None:
-                if len(self.blind_signatures) >= _SIGNATURES_MAX:
-                    self.blind_signatures.clear()
-                blind = self.blind_signatures[zeroed] = (
-                    not zeroed or zeroed.isspace(),
-                    is_rule_row(zeroed),
-                    *(search(zeroed) is not None for search in self.blind),
+                blind = self.blind_signatures.put(
+                    zeroed,
+                    (
+                        not zeroed or zeroed.isspace(),
+                        is_rule_row(zeroed),
+                        *(search(zeroed) is not None for search in self.blind),
+                    ),
                 )
-            sig = self.signatures[row] = (
-                *blind,
-                *(search(row) is not None for search in self.seeing),
+            sig = self.signatures.put(
+                row, (*blind, *(search(row) is not None for search in self.seeing))
             )
         return sig
-
-
-# Rows recur from frame to frame (a spinner cycles through a few glyphs); bounded so that
-# scrolling output cannot grow it.
-_SIGNATURES_MAX = 4096
 
 
 # By id(manifest); a plan keeps its manifest alive, so an id cannot be reused under it.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from osf_tmux.judge.text_cache import TextCache
 from osf_tmux.vt.snapshot import Snapshot
 
 # A horizontal rule is a row drawn only with line characters (optionally capped by corners).
@@ -166,8 +167,7 @@ def is_rule_row(row: str) -> bool:
 
 # Rows are mostly the very same string objects from one frame to the next, so whether a row is a
 # rule is looked up rather than matched again; bounded so that scrolling text cannot grow it.
-_rule_rows: dict[str, bool] = {}
-_RULE_ROWS_MAX = 2048
+_rule_rows: TextCache[bool] = TextCache()
 
 
 def last_rule_index(rows: tuple[str, ...]) -> int | None:
@@ -176,9 +176,7 @@ def last_rule_index(rows: tuple[str, ...]) -> int | None:
         row = rows[i]
         is_rule = known.get(row)
         if is_rule is None:
-            if len(known) >= _RULE_ROWS_MAX:
-                known.clear()
-            is_rule = known[row] = _RULE_ROW.match(row.strip()) is not None
+            is_rule = known.put(row, _RULE_ROW.match(row.strip()) is not None)
         if is_rule:
             return i
     return None

@@ -22,6 +22,9 @@ log = logging.getLogger("osf_tmux.plugin.notify")
 
 VERSION = 2
 KEEP = 24 * 3600.0  # an entry this old is dropped: its pane waited a day or is long gone
+# At most this many entries, the oldest dropped first: panes closed while they waited (or after
+# a `done` notification) leave theirs behind, and a day of them is no bound for a busy server.
+MAX_ENTRIES = 256
 
 
 def digest(prompt: str) -> str:
@@ -58,6 +61,9 @@ class PromptBook:
         for key, entry in list(self.entries.items()):
             if not 0 <= now - entry.at < KEEP:
                 del self.entries[key]
+        if len(self.entries) > MAX_ENTRIES:
+            newest = sorted(self.entries.items(), key=lambda kv: kv[1].at)[-MAX_ENTRIES:]
+            self.entries = dict(newest)
         self._save()
 
     def away(self, pane: str, state: str, now: float) -> bool:
