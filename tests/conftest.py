@@ -10,6 +10,7 @@ import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _pytest.nodeid import coerce_node_id
@@ -65,6 +66,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     with the whole suite collected each of those took ~0.1 s, about 7 s of a worker's CPU in
     test_notify_desktop (1.7 s when the file runs alone)."""
     gc.freeze()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """loadgroup's scheduling, without the work per test that grows with the run
+    (tests/support/xdist_scheduling.py)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from tests.support.xdist_scheduling import LeanLoadGroupScheduling
+
+    return LeanLoadGroupScheduling(config, log)
 
 
 @pytest.hookimpl(trylast=True)
