@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from _pytest.nodeid import coerce_node_id
 
+from tests.support.examples import set_fast_tier
 from tests.support.tmux_server import TMUX, TmuxServer, tmux_version_text
 
 # Where PYTHONDONTWRITEBYTECODE is set (this machine's images set it), every run would rewrite the
@@ -25,6 +26,11 @@ if sys.dont_write_bytecode:
     sys.pycache_prefix = str(Path(__file__).resolve().parents[1] / ".pytest_cache" / "pyc")
 
 TMUX_MISSING = "tmux is not installed (these tests drive a real tmux server)"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Hypothesis tests draw fewer examples in the fast tier (tests/support/examples.py).
+    set_fast_tier(config.getoption("markexpr", "") or "")
 
 
 def pytest_report_header() -> str:
