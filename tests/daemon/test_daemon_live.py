@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.judge.corpus import Capture, LabelPoint, find_captures
+from osf_tmux.judge.corpus import Capture, LabelPoint
+from tests.support import corpus
 from tests.support.live import DaemonProcess, Feeder, Pace, feed_paced
 from tests.support.published_states import PublishedStates
 from tests.support.tmux_server import TmuxServer, retry_until
@@ -60,7 +61,7 @@ def claude_prompt() -> tuple[Capture, LabelPoint, tuple[int, int]]:
 
 
 def labelled() -> list[Capture]:
-    return [c for c in find_captures(CAPTURES) if c.labels_path and c.points()]
+    return [c for c in corpus.captures(CAPTURES) if c.labels_path and c.points()]
 
 
 def replayed_live() -> list[Capture]:

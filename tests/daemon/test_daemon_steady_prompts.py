@@ -17,10 +17,11 @@ import pytest
 
 from osf_tmux.daemon.watch import PaneWatch
 from osf_tmux.judge.combine import PaneTracker
-from osf_tmux.judge.corpus import Capture, find_captures
+from osf_tmux.judge.corpus import Capture
 from osf_tmux.vt.pane import PaneScreen
 from tests.daemon.test_daemon_settle import fake_daemon
 from tests.daemon.test_daemon_steady import WORKING, _info, one_turn
+from tests.support.corpus import captures
 
 ROOT = Path(__file__).resolve().parents[2]
 STEP = 0.01  # the simulated loop turns this often
@@ -30,7 +31,7 @@ def longest_lead_ins() -> list[tuple[Capture, int, int, list[tuple[float, int]]]
     """Per agent: (capture, working offset, blocked offset, reads in between as (seconds after
     the working cue's read, end offset)), the one with the longest stretch of reads."""
     best: dict[str, tuple[float, tuple[Capture, int, int, list[tuple[float, int]]]]] = {}
-    for cap in find_captures(ROOT / "captures"):
+    for cap in captures(ROOT / "captures"):
         agent = cap.agent()
         if cap.labels_path is None or not agent:
             continue

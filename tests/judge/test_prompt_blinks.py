@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from osf_tmux.judge.combine import Timing
-from osf_tmux.judge.corpus import Capture, find_captures
+from osf_tmux.judge.corpus import Capture
+from tests.support.corpus import captures
 from tools.tracker_replay import has_prompt, replay
 
 CAPTURES = Path(__file__).resolve().parents[2] / "captures"
@@ -21,9 +22,7 @@ LONGEST = 0.05  # seconds
 
 
 def _folders() -> list[Path]:
-    return sorted(
-        f for f in CAPTURES.iterdir() if f.is_dir() and any(map(has_prompt, find_captures(f)))
-    )
+    return sorted(f for f in CAPTURES.iterdir() if f.is_dir() and any(map(has_prompt, captures(f))))
 
 
 @pytest.mark.slow
@@ -31,7 +30,7 @@ def _folders() -> list[Path]:
 def test_no_prompt_blinks(folder: Path) -> None:
     long_blinks = {
         c.name: blinks
-        for c in find_captures(folder)
+        for c in captures(folder)
         if has_prompt(c) and (blinks := [b for b in replay(c).blinks() if b >= LONGEST])
     }
     assert not long_blinks

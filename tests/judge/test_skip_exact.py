@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from osf_tmux.judge.classify import _plan, classify
-from osf_tmux.judge.corpus import find_captures
 from osf_tmux.judge.digit_blind import TO_ZERO, is_digit_blind
 from osf_tmux.judge.replay import snapshots_at
 from osf_tmux.judge.ruleset import RuleSet, load_rules
 from osf_tmux.judge.screen_judge import ScreenJudge
 from tests.support.capture_frames import CORPORA, capture_frames
+from tests.support.corpus import captures
 from tools.capture_states import offsets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +36,7 @@ def rules() -> RuleSet:
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_skipping_gives_the_verdict_of_every_read_boundary(rules: RuleSet, folder: str) -> None:
     points = skipped = 0
-    for cap in find_captures(ROOT / "captures" / folder):
+    for cap in captures(ROOT / "captures" / folder):
         size, agent = cap.size(), cap.agent()
         if size is None or agent is None or agent not in rules.manifests:
             continue

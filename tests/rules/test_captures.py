@@ -9,16 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.judge.corpus import Capture, LabelPoint, find_captures
+from osf_tmux.judge.corpus import Capture, LabelPoint
 from osf_tmux.judge.replay import replay_with_time
 from osf_tmux.judge.ruleset import RuleSet
+from tests.support.corpus import captures
 
 CAPTURES = Path(__file__).resolve().parents[2] / "captures"
 
 
 def _cases() -> list[tuple[Capture, list[LabelPoint]]]:
     out = []
-    for capture in find_captures(CAPTURES):
+    for capture in captures(CAPTURES):
         if capture.labels_path is None:
             continue
         points = capture.points()

@@ -16,7 +16,7 @@ import pytest
 
 from osf_tmux.daemon.identify import generic_names
 from osf_tmux.judge.classify import classify, same_verdict
-from osf_tmux.judge.corpus import Capture, find_captures
+from osf_tmux.judge.corpus import Capture
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.replay import snapshots_at
 from osf_tmux.judge.ruleset import RuleSet
@@ -30,6 +30,7 @@ from tests.rules.harness import (
     shipped_rules,
 )
 from tests.rules.harness import printed as screen
+from tests.support.corpus import captures
 from tests.support.live import DaemonProcess
 from tests.support.panes import pane_info
 from tests.support.tmux_server import TmuxServer, retry_until
@@ -267,7 +268,7 @@ def _segment_state(capture: Capture, offset: int) -> str | None:
 def _other_captures() -> list[Capture]:
     return [
         c
-        for c in find_captures(CAPTURES)
+        for c in captures(CAPTURES)
         if not c.bytes_path.parent.name.startswith("generic") and c.labels_path is not None
     ]
 

@@ -13,18 +13,20 @@ from pathlib import Path
 
 import pytest
 
-from osf_tmux.judge.corpus import find_captures
 from osf_tmux.judge.manifest import Manifest
 from osf_tmux.judge.ruleset import load_rules
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.snapshot import Snapshot
+from tests.support.corpus import captures
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_EVERY = 10
 
 # Parametrize a corpus test with these: the sample in the fast tier, the whole in the slow one.
+# The sample's tests run on one worker (`--dist loadgroup`): each worker that met one replayed
+# the sample again (~2 s of CPU each, measured on a loaded machine as ~4 s).
 CORPORA = [
-    pytest.param("sample", id="sample"),
+    pytest.param("sample", id="sample", marks=pytest.mark.xdist_group("capture_frames_sample")),
     pytest.param("all", id="all", marks=pytest.mark.slow),
 ]
 
@@ -37,7 +39,7 @@ def capture_frames(corpus: str = "all") -> Frames:
     rules = load_rules(None)
     out = []
     seen: dict[str, int] = {}
-    for cap in find_captures(ROOT / "captures"):
+    for cap in captures(ROOT / "captures"):
         size, agent = cap.size(), cap.agent()
         if size is None or agent is None or agent not in rules.manifests:
             continue

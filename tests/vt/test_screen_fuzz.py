@@ -10,9 +10,12 @@ from hypothesis import strategies as st
 
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.snapshot import Snapshot
+from tests.support.examples import examples
 
 CAPTURES = sorted((Path(__file__).resolve().parents[2] / "captures").glob("*/*.bytes"))
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 # Bytes that reach every parser state: escapes, introducers, finals, C0, UTF-8 pieces.
 ALPHABET = [
@@ -67,7 +70,7 @@ def test_byte_by_byte_equals_whole_on_captures() -> None:
         ), path.name
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     index=st.integers(0, max(len(CAPTURES) - 1, 0)),
     flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), max_size=20),

@@ -15,6 +15,7 @@ from osf_tmux.vt import state_machine, stream
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.screen import INERT_CSI, TmuxScreen
 from osf_tmux.vt.stream import Parser
+from tests.support.examples import examples
 from tests.support.screen_digests import parts, size_of, state
 from tools.capture_states import offsets
 
@@ -138,7 +139,9 @@ ALPHABET = [
     b"\x1b[3G", b"\x1b[4d", b"\x1b[3;1f", b"\x0b", b"\x0c", b"\x00", b"abcdefghijkl",
 ]  # fmt: skip
 streams = st.lists(st.sampled_from(ALPHABET), max_size=60).map(b"".join)
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @SETTINGS
