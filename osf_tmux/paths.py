@@ -51,6 +51,11 @@ def state_dir(server_key: str, env: Mapping[str, str] | None = None) -> Path:
     return Path(base) / "osf-tmux" / server_key
 
 
+def captures_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where `osf-tmux capture` writes unless told otherwise: beside the servers' state."""
+    return state_dir("captures", env)
+
+
 def runtime_dir(server_key: str, env: Mapping[str, str] | None = None) -> Path:
     """The daemon's FIFOs: private to the user, gone with the machine."""
     env = os.environ if env is None else env
@@ -134,3 +139,9 @@ def write_private(path: Path, data: bytes) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, path)
+
+
+def ssh_control_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The control sockets of the ssh connections to other machines (one per host, shared by
+    every tmux server of the user: a server key always ends in `-<digest>`, never `ssh`)."""
+    return runtime_dir("ssh", env)

@@ -20,6 +20,7 @@ LAYERS = [
     {"osf_tmux", "osf_tmux.clock", "osf_tmux.paths", "osf_tmux.tmux"},
     {"osf_tmux.vt"},
     {"osf_tmux.judge"},
+    {"osf_tmux.fleet"},
     {"osf_tmux.daemon"},
     {"osf_tmux.agents"},
     {"osf_tmux.plugin"},
@@ -159,10 +160,10 @@ def test_the_layout_check_can_fail(tmp_path: Path) -> None:
     (tmp_path / "daemon" / "test_ok.py").write_text("")
     (tmp_path / "test_daemon_loop.py").write_text("")
     (tmp_path / "live.py").write_text("")
-    (tmp_path / "fleet").mkdir()
+    (tmp_path / "gadgets").mkdir()
     (tmp_path / "vt").mkdir()
     assert misplaced_tests(tmp_path) == [
-        "fleet/: no package, rules or tools of that name",
+        "gadgets/: no package, rules or tools of that name",
         "vt/: no __init__.py (its modules would clash by name)",
         "live.py: a helper belongs in support/",
         "test_daemon_loop.py: belongs in the folder of the package it tests",

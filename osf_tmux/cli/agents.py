@@ -13,6 +13,7 @@ import click
 from osf_tmux.agents import hooks as agent_hooks
 from osf_tmux.agents import safe_input
 from osf_tmux.agents.hooks import HooksError
+from osf_tmux.cli.remote import answer_there, echo_back, forward, remote_target
 from osf_tmux.cli.server import no_server, pass_server
 from osf_tmux.judge.ruleset import UnknownAgentError, load_rules
 from osf_tmux.paths import user_rules_dir
@@ -141,7 +142,12 @@ def send_cmd(server: ServerSpec, pane: str, text: tuple[str, ...]) -> None:
 
     TEXT is typed as text: it may hold newlines and tabs, but any other control character
     (Escape, Ctrl-C, carriage return, Delete, C1 controls) is refused and nothing is typed,
-    since it would act as a key or end the paste early."""
+    since it would act as a key or end the paste early.
+
+    On another machine (`devbox:work:1.0`, a host of @osf-hosts): sent there through ssh, with
+    the same checks, by the osf-tmux there; its message and exit status come back."""
+    if (remote := remote_target(server, pane)) is not None:
+        echo_back(*forward(remote, ["send", remote.target, "--", *text]))
     rules = load_rules(user_rules_dir())
     try:
         looked = safe_input.send(Tmux(server), rules, pane, " ".join(text))
@@ -170,7 +176,13 @@ def answer_cmd(server: ServerSpec, pane: str, choice: str, client: str | None) -
     anything else is refused. Right before the keys go, the pane is looked at once more: the
     same process must show the same prompt.
 
-    The keys per agent come from the [answer] table of its rules (rules/*.toml)."""
+    The keys per agent come from the [answer] table of its rules (rules/*.toml).
+
+    On another machine (`devbox:work:1.0`, a host of @osf-hosts): answered there through ssh
+    by the osf-tmux there, with the same checks on that pane; its message and exit status
+    come back (255: ssh could not get there)."""
+    if (remote := remote_target(server, pane)) is not None:
+        answer_there(server, remote, choice, client)
     rules = load_rules(user_rules_dir())
     tmux = Tmux(server)
     try:

@@ -9,10 +9,14 @@ import click
 
 from osf_tmux import __version__
 from osf_tmux.cli.agents import COMMANDS as AGENT_COMMANDS
+from osf_tmux.cli.capture import COMMANDS as CAPTURE_COMMANDS
+from osf_tmux.cli.capture import RULES_COMMANDS as CAPTURE_RULES_COMMANDS
 from osf_tmux.cli.daemon import COMMANDS as DAEMON_COMMANDS
 from osf_tmux.cli.events import COMMANDS as EVENT_COMMANDS
 from osf_tmux.cli.plugin import COMMANDS as PLUGIN_COMMANDS
+from osf_tmux.cli.remote import COMMANDS as REMOTE_COMMANDS
 from osf_tmux.cli.rules import COMMANDS as RULES_COMMANDS
+from osf_tmux.cli.rules import rules_group
 from osf_tmux.cli.server import SocketChoice, socket_options
 
 
@@ -36,5 +40,9 @@ for command in (
     *PLUGIN_COMMANDS,
     *AGENT_COMMANDS,
     *EVENT_COMMANDS,
+    *CAPTURE_COMMANDS,
+    *REMOTE_COMMANDS,
 ):
     cli.add_command(command)
+for command in CAPTURE_RULES_COMMANDS:
+    rules_group.add_command(command)

@@ -114,19 +114,23 @@ def status_cmd(server: ServerSpec, as_json: bool) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    for name, h in (status.get("hosts") or {}).items():
+        error = f": {h.get('error')}" if h.get("error") else ""
+        click.echo(f"host {name}: {h.get('state')}{error}")
 
 
 def _status_row(p: dict[str, Any]) -> tuple[str, ...]:
     since = p.get("since")
     when = time.strftime("%H:%M:%S", time.localtime(since)) if since else "-"
+    host = p.get("host")
     return (
         str(p.get("pane")),
-        str(p.get("address")),
+        f"{host}:{p.get('address')}" if host else str(p.get("address")),
         str(p.get("agent") or "-"),
         str(p.get("state") or "-"),
         when,
         str(p.get("rule") or "-"),
-        str(p.get("pipe")),
+        "remote" if host else str(p.get("pipe")),
     )
 
 
@@ -144,6 +148,7 @@ def daemon_cmd(
     server: ServerSpec, foreground: bool, debug: bool, watchdog: bool, revived: bool
 ) -> None:
     """Run the daemon in this process (`start` runs it in the background for you)."""
+    from osf_tmux.daemon.capture_server import CaptureServer
     from osf_tmux.daemon.events import EventHub, backlog_from, fan_out
     from osf_tmux.daemon.loop import Daemon
     from osf_tmux.daemon.source import PipeFactory
@@ -189,6 +194,15 @@ def daemon_cmd(
         extra_status={"notify": notifier.status, "events": hub.status},
     )
     notifier.on_change = daemon.status_changed
+    captures = CaptureServer(files.runtime, daemon.recorded)
+    try:
+        captures.start()
+        daemon.status_writer.extra["capture"] = captures.status
+    except OSError as exc:  # `osf-tmux capture` then says no daemon answers; the rest goes on
+        log.warning("no capture socket (osf-tmux capture): %s", exc)
+    daemon.attach_fleet(
+        files.runtime, stamp=config_stamp(files.state), on_transition=notifier.on_remote
+    )
     daemon.install_signal_handlers()
     with contextlib.suppress(TmuxError):
         tmux.run("set-option", "-gu", leftovers.DOWN)
@@ -196,6 +210,7 @@ def daemon_cmd(
     log.info("started for %s", server.describe())
     daemon.write_status()
     daemon.run()
+    captures.close()
     hub.close()
     notifier.close()
     if watching is not None:

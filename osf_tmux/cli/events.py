@@ -5,6 +5,7 @@ tmux once which pane was meant, then sleeps until the daemon reports a change.""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -12,6 +13,7 @@ from typing import NoReturn
 
 import click
 
+from osf_tmux.cli.remote import fleet_host, remote_target, stream_there
 from osf_tmux.cli.server import pass_server
 from osf_tmux.daemon.feed import (
     STATES,
@@ -126,9 +128,17 @@ def wait_cmd(
 
     Exit status: 0 the pane is in the state (its id, session:window.pane, agent and state are
     printed); 124 on --timeout; 4 no such pane, or it closed; 3 the daemon is not running or
-    stopped."""
+    stopped.
+
+    A pane on another machine (`devbox:work:1.0`, a host of @osf-hosts) is waited for there,
+    through ssh: what the osf-tmux there prints and its exit status (255: ssh failed)."""
     if any_pane == (pane is not None):
         raise click.UsageError("give a PANE or --any (not both)")
+    if pane is not None and (remote := remote_target(server, pane)) is not None:
+        args = ["wait", remote.target, *(w for s in states for w in ("--until", s))]
+        args += [*(["--timeout", repr(timeout)] if timeout is not None else []),
+                 *(["--next"] if fresh else []), *(["--json"] if as_json else [])]  # fmt: skip
+        stream_there(remote, args)
     deadline = None if timeout is None else time.monotonic() + timeout
     with _subscribe(server) as feed:
         # Subscribed first, asked tmux second: a pane closing in between is either missing
@@ -178,8 +188,19 @@ def wait_cmd(
     is_flag=True,
     help="First one line per pane with an agent, as it is now (kind `state`).",
 )
+@click.option(
+    "--host", metavar="NAME", help="The events of a host of @osf-hosts, from its own daemon."
+)
+@click.option(
+    "--hello",
+    is_flag=True,
+    help="For another osf-tmux's link to this machine: first a `hello` line (version, "
+    "protocol), then every message of the feed as JSON, `synced` and `bye` included.",
+)
 @pass_server
-def events_cmd(server: ServerSpec, as_json: bool, current: bool) -> None:
+def events_cmd(
+    server: ServerSpec, as_json: bool, current: bool, host: str | None, hello: bool
+) -> None:
     """Print each change of a pane's state as the daemon decides it, until it stops.
 
     One line per change: time, pane, session:window.pane, agent, before, after, rule, question
@@ -188,9 +209,17 @@ def events_cmd(server: ServerSpec, as_json: bool, current: bool) -> None:
     --current). The feed for status bars (waybar, sketchybar, i3blocks) and scripts; a reader
     that stops reading is dropped by the daemon once it is 64 KiB behind.
 
-    Exit status: 3 when the daemon is not running, stops, or drops this reader."""
+    Exit status: 3 when the daemon is not running, stops, or drops this reader (with
+    --host: the daemon there; 255 when ssh fails)."""
+    if host is not None:
+        flags = [*(["--json"] if as_json else []), *(["--current"] if current else [])]
+        stream_there(fleet_host(server, host), ["events", *flags])
+    if hello:
+        as_json = current = True
     try:
         with _subscribe(server) as feed:
+            if hello:  # only once the daemon answers: before, there is nothing to stream
+                _say_hello()
             while True:
                 try:
                     event = feed.read()
@@ -201,7 +230,8 @@ def events_cmd(server: ServerSpec, as_json: bool, current: bool) -> None:
                 if event is None:
                     continue
                 shown = (
-                    event.kind == "transition"
+                    hello
+                    or event.kind == "transition"
                     or (event.kind == "state" and current)
                     or (event.kind == "gone" and event.before is not None)
                 )
@@ -211,6 +241,15 @@ def events_cmd(server: ServerSpec, as_json: bool, current: bool) -> None:
         _stdout_closed()
     except KeyboardInterrupt:
         sys.exit(130)
+
+
+def _say_hello() -> None:
+    from osf_tmux import __version__
+    from osf_tmux.fleet.remote import PROTOCOL
+
+    line = json.dumps({"kind": "hello", "version": __version__, "protocol": PROTOCOL})
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 COMMANDS = (wait_cmd, events_cmd)

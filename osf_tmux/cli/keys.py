@@ -64,9 +64,14 @@ def run(call: KeyCall) -> int:
     status = read_status(files) if running else None
     try:
         if call.command == "next":
-            from osf_tmux.plugin.jump import go_next
+            from osf_tmux.plugin.jump import Waiting, go_next
 
-            message = go_next(tmux, status, running, call.client)
+            def go_remote(tmux: Tmux, client: str | None, target: Waiting, said: str) -> str:
+                from osf_tmux.plugin.remote_go import go_to_waiting  # only for another machine
+
+                return go_to_waiting(tmux, client, target, said)
+
+            message = go_next(tmux, status, running, call.client, go_remote)
         else:
             from osf_tmux.plugin.overview import show_menu
 

@@ -31,6 +31,7 @@ from osf_tmux.plugin.load import (
     tell_clients,
     unload,
 )
+from osf_tmux.plugin.remote_go import go_to_waiting
 from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
 
 client_option = click.option(
@@ -57,7 +58,8 @@ def next_cmd(server: ServerSpec, client: str | None) -> None:
     try:
         tmux = Tmux(server)
         # Typed in a shell rather than bound to a key: the client someone used last.
-        click.echo(jump.go_next(tmux, status, running, client or jump.recent_client(tmux)))
+        client = client or jump.recent_client(tmux)
+        click.echo(jump.go_next(tmux, status, running, client, go_to_waiting))
     except NoServerError:
         raise no_server(server) from None
     except TmuxError as exc:
@@ -93,7 +95,8 @@ def menu_cmd(server: ServerSpec, client: str | None) -> None:
     "as_json",
     is_flag=True,
     help="A JSON array, one object per pane: pane, target (session:window.pane), agent, state, "
-    "since (seconds since the epoch), for_seconds, question, detail, options.",
+    "since (seconds since the epoch), for_seconds, question, detail, options, host (null: "
+    "this machine's; else the @osf-hosts name of the pane's machine).",
 )
 @pass_server
 def list_cmd(server: ServerSpec, as_json: bool) -> None:
@@ -104,7 +107,7 @@ def list_cmd(server: ServerSpec, as_json: bool) -> None:
     what a daemon that died left in tmux), and says why; --json prints it all the same."""
     _, running, status = _daemon_status(server)
     try:
-        seen = overview.read(Tmux(server), status, None, with_view=False)
+        seen = overview.read(Tmux(server), status, None, with_view=False, remote=True)
     except NoServerError:
         raise no_server(server) from None
     except TmuxError as exc:
@@ -117,6 +120,9 @@ def list_cmd(server: ServerSpec, as_json: bool) -> None:
         click.echo(f"no agent runs in any pane{why}")
     else:
         click.echo(overview.as_table(seen.panes, now))
+    if not as_json:
+        for line in overview.hosts_away(status):
+            click.echo(f"osf-tmux: {line}", err=True)
     if not running:
         if seen.panes and not as_json:
             click.echo(f"osf-tmux: the daemon is not running for {server.describe()}", err=True)

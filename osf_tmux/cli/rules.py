@@ -27,7 +27,8 @@ from osf_tmux.vt.snapshot import Snapshot
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _ruleset() -> RuleSet:
+def ruleset_in_use() -> RuleSet:
+    """The shipped rules and the user's, each problem of the user's said once on stderr."""
     rules = load_rules(user_rules_dir())
     for problem in rules.problems:
         click.echo(f"warning: {problem} (the shipped rules stay in force)", err=True)
@@ -67,7 +68,7 @@ def _size_and_agent(
             raise click.UsageError("give --agent NAME (the capture's folder does not say)")
         return cols, rows, None
     try:
-        manifest = _ruleset().get(name)
+        manifest = ruleset_in_use().get(name)
     except UnknownAgentError as exc:
         raise click.BadParameter(str(exc), param_hint="--agent") from None
     return cols, rows, manifest
@@ -252,7 +253,7 @@ def rules_check(files: tuple[str, ...]) -> None:
 @rules_group.command("list")
 def rules_list() -> None:
     """The agents known and where each one's rules come from."""
-    rules = _ruleset()
+    rules = ruleset_in_use()
     for name, m in sorted(rules.manifests.items()):
         origin = "user" if name in rules.overridden else "shipped"
         click.echo(f"{name}\t{m.name}\t{len(m.rules)} rules\t{origin}: {m.source}")

@@ -6,4 +6,5 @@ publish), `publish` (tmux user options, written only on change), `tmux_hooks` (t
 wake the daemon), `lifecycle` (start, stop, lock, status file), `events` (the event feed's
 server: every state change to local readers) and `feed` (its wire format and reader's side).
 
-May import: osf_tmux.judge, osf_tmux.vt and the bottom modules (tmux, clock, paths)."""
+May import: osf_tmux.fleet, osf_tmux.judge, osf_tmux.vt and the bottom modules (tmux, clock,
+paths)."""

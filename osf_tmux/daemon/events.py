@@ -242,7 +242,7 @@ class EventHub:
                 sock, _ = self._listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            peer = _peer(sock)
+            peer = peer_of(sock)
             if peer is None or len(self._readers) >= MAX_READERS:
                 self.counters["refused"] += 1
                 why = "another user" if peer is None else f"{MAX_READERS} readers already"
@@ -343,7 +343,7 @@ class EventHub:
         self._wake_r = self._wake_w = -1  # never closed twice: the numbers get reused
 
 
-def _peer(sock: socket.socket) -> str | None:
+def peer_of(sock: socket.socket) -> str | None:
     """Who connected (its pid, for the log), or None if it is not this user. The folder is
     0700 already; this holds even if someone loosened it."""
     cred = getattr(socket, "SO_PEERCRED", None)

@@ -24,9 +24,11 @@ from typing import Any
 
 from osf_tmux.clock import Clock, SystemClock
 from osf_tmux.daemon import tmux_hooks
+from osf_tmux.daemon.fleet import Fleet
 from osf_tmux.daemon.judging import JudgingStep
 from osf_tmux.daemon.process import foreground_commands
 from osf_tmux.daemon.publish import Publisher
+from osf_tmux.daemon.recent import Recording
 from osf_tmux.daemon.registry import PaneRegistry
 from osf_tmux.daemon.rule_budget import RuleGuard
 from osf_tmux.daemon.scheduler import Scheduler
@@ -34,6 +36,8 @@ from osf_tmux.daemon.seeding import ScreenSync
 from osf_tmux.daemon.source import PipeFactory, detach_commands
 from osf_tmux.daemon.status import StatusFile, publish
 from osf_tmux.daemon.watch import PaneTable, Settings, Transition
+from osf_tmux.fleet.link import Spawn, spawn
+from osf_tmux.fleet.remote import RemoteTransition
 from osf_tmux.judge.combine import PaneState
 from osf_tmux.judge.ruleset import RuleSet
 from osf_tmux.tmux import NoServerError, PaneInfo, Tmux, TmuxError
@@ -96,6 +100,7 @@ class Daemon:
             on_transition=on_transition,
         )
         self.publisher = Publisher()
+        self.fleet: Fleet | None = None
         self.stopping = False
         self.hooks_installed = False
 
@@ -109,6 +114,37 @@ class Daemon:
         self._settings = settings
         for part in (self.status_writer, self.scheduler, self.registry, self.screens, self.judging):
             part.settings = settings
+
+    def attach_fleet(
+        self,
+        runtime: Path,
+        *,
+        stamp: Path | None = None,
+        on_transition: Callable[[RemoteTransition], None] | None = None,
+        env: Mapping[str, str] | None = None,
+        spawn: Spawn = spawn,
+    ) -> Fleet:
+        """Other machines' panes too (`@osf-hosts`): links read by this loop, counted and
+        shown with this server's panes."""
+        self.fleet = fleet = Fleet(
+            self.tmux,
+            runtime,
+            clock=self.clock,
+            watch=self.scheduler,
+            on_change=self._fleet_changed,
+            on_transition=on_transition,
+            stamp=stamp,
+            env=env,
+            spawn=spawn,
+        )
+        self.scheduler.timers.append(fleet.deadline)
+        self.status_writer.remote = fleet
+        fleet.configure()
+        return fleet
+
+    def _fleet_changed(self) -> None:
+        self.table.publish_due = True  # the counts include the remote panes
+        self.table.status_dirty = True
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -159,6 +195,8 @@ class Daemon:
                     time.sleep(self.settings.retry_sweep)
         except NoServerError as exc:
             log.info("tmux server is gone (%s); exiting", exc)
+            if self.fleet is not None:
+                self.fleet.close()
             self.registry.close_all()
             self.write_status(running=False)
             return
@@ -187,6 +225,8 @@ class Daemon:
                 errors = [exc]
             if errors:
                 log.info("clean-up: %s", "; ".join(str(e) for e in errors))
+        if self.fleet is not None:
+            self.fleet.close()
         self.registry.close_all()
         self.write_status(running=False)
 
@@ -206,12 +246,16 @@ class Daemon:
                 self.judging.on_bytes(watch, watch.pipe.read(limit))
         if scheduler.parked:
             scheduler.read_parked(scheduler.woke, self.judging.on_bytes)
+        if self.fleet is not None:
+            self.fleet.tick()
         self.process()
 
     def sweep(self) -> None:
         """One `list-panes -a` (plus clients): new, gone, resized, re-identified panes."""
         self.scheduler.arm_waiter()  # listening again before listing: what changes after wakes us
         self.registry.sweep()
+        if self.fleet is not None:
+            self.fleet.reload_if_changed()
 
     def process(self) -> None:
         """Parse pending bytes, re-seed and judge what is due, publish what changed."""
@@ -232,7 +276,30 @@ class Daemon:
         self.status_writer.write_if_due(now)
 
     def publish(self) -> None:
-        publish(self.tmux, self.publisher, self.table, self.registry.clients)
+        remote = self.fleet.states() if self.fleet is not None else ()
+        publish(self.tmux, self.publisher, self.table, self.registry.clients, remote)
+
+    def recorded(self, pane_id: str) -> tuple[dict[str, Any], Recording | None] | None:
+        """What `osf-tmux capture` asks of an agent pane: its state as published and the bytes
+        kept (read from the capture server's thread: plain reads, the recording under its lock).
+        None: no agent pane by that id."""
+        w = self.table.panes.get(pane_id)
+        if w is None or w.manifest is None:
+            return None
+        st, screen = w.tracker.current, w.screen
+        cols, rows = screen.size if screen is not None else (w.info.width, w.info.height)
+        info = {
+            "target": w.info.address,
+            "agent": w.manifest.agent,
+            "cols": cols,
+            "rows": rows,
+            "state": st.state,
+            "rule": st.rule,
+            "source": st.source,
+            "since": st.since,
+            "pipe": w.mode,
+        }
+        return info, (w.recent.recording() if w.recent is not None else None)
 
     def states(self) -> dict[str, PaneState]:
         return self.table.states()

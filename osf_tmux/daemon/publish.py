@@ -6,7 +6,7 @@ process per redraw."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from osf_tmux.judge.combine import most_urgent
@@ -22,9 +22,11 @@ class PanePlace:
     window_id: str
 
 
-def summary(states: Mapping[str, str | None]) -> dict[str, str]:
-    """The global options: a short line for the status bar, and counts per state."""
+def summary(states: Mapping[str, str | None], remote: Iterable[str] = ()) -> dict[str, str]:
+    """The global options: a short line for the status bar, and counts per state (of this
+    server's panes and of the `remote` panes of other machines alike)."""
     counts = Counter(s for s in states.values() if s)
+    counts.update(s for s in remote if s)
     parts = [f"{counts[s]} {s}" for s in ("blocked", "done") if counts[s]]
     return {
         "@osf_status": " · ".join(parts),
@@ -44,8 +46,13 @@ class Publisher:
         self.globals: dict[str, str] = {}
 
     def commands(
-        self, states: Mapping[str, str | None], places: Mapping[str, PanePlace]
+        self,
+        states: Mapping[str, str | None],
+        places: Mapping[str, PanePlace],
+        remote: Iterable[str] = (),
     ) -> list[Command]:
+        """`remote`: the states of other machines' panes, which count in the global options
+        only (no pane or window of this server carries them)."""
         out: list[Command] = []
         for pane_id, state in states.items():
             if self.panes.get(pane_id, _UNKNOWN) != state:
@@ -65,7 +72,7 @@ class Publisher:
         for gone in set(self.windows) - set(by_window):
             del self.windows[gone]
 
-        for name, value in summary(states).items():
+        for name, value in summary(states, remote).items():
             if self.globals.get(name) != value:
                 out.append(["set-option", "-g", name, value])
                 self.globals[name] = value

@@ -160,7 +160,7 @@ class PaneRegistry:
                 polled.add(pane_id)
                 w.next_poll = now
                 w.needs_seed = False  # no emulator: tmux's own rendering is judged
-                w.screen = None
+                w.screen = w.recent = None
             return
         if pane_id in polled:
             polled.discard(pane_id)
@@ -269,7 +269,7 @@ class PaneRegistry:
         w.manifest = manifest
         w.pending.clear()
         w.verdict = None
-        w.screen = None
+        w.screen = w.recent = None
         w.needs_seed = manifest is not None
         w.dirty_since = now
         self.table.active.add(w.info.pane_id)

@@ -49,6 +49,8 @@ class Scheduler:
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
         self.selector.register(self._wake_r, selectors.EVENT_READ, None)
+        # Other things the loop waits for (the fleet's links): their own reading, and deadlines.
+        self.timers: list[Callable[[], float]] = []
 
     # ---- what wakes the loop ---------------------------------------------------------------
 
@@ -67,6 +69,14 @@ class Scheduler:
     def forget(self, pipe: PanePipe) -> None:
         with contextlib.suppress(KeyError, ValueError):
             self.selector.unregister(pipe.read_fd)
+
+    def watch(self, fd: int, on_ready: Callable[[], None]) -> None:
+        """Call `on_ready` from `wait` whenever `fd` is readable (a link's ssh output)."""
+        self.selector.register(fd, selectors.EVENT_READ, _Ready(on_ready))
+
+    def unwatch(self, fd: int) -> None:
+        with contextlib.suppress(KeyError, ValueError):
+            self.selector.unregister(fd)
 
     def arm_waiter(self) -> None:
         """Before a listing: whatever changes after it wakes the loop (with tmux hooks)."""
@@ -127,6 +137,8 @@ class Scheduler:
                 _drain(self._wake_r)
             elif key.data == _WAKE:
                 self._on_waiter()
+            elif isinstance(key.data, _Ready):
+                key.data.on_ready()
             else:
                 panes.append(key.data)
         return panes
@@ -137,7 +149,7 @@ class Scheduler:
             return now  # a sweep dropped a pane: its state leaves the counts right away
         # The cross-check and the status file's refresh wait for a wake-up that has another
         # reason (at rest: the sweep), so that nothing but the sweep wakes an idle daemon.
-        times = [self.next_sweep]
+        times = [self.next_sweep, *(timer() for timer in self.timers)]
         for w in table.busy():
             if w.pending:
                 return now
@@ -217,6 +229,15 @@ class Scheduler:
         self.parked.pop(w.info.pane_id, None)
         if listen and w.pipe is not None:
             self.listen(w.pipe, w.info.pane_id)
+
+
+class _Ready:
+    """Selector data of a descriptor read by someone else (pane ids are strings)."""
+
+    __slots__ = ("on_ready",)
+
+    def __init__(self, on_ready: Callable[[], None]) -> None:
+        self.on_ready = on_ready
 
 
 def _drain(fd: int) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 
 from osf_tmux.clock import Clock
+from osf_tmux.daemon.recent import RecentBytes
 from osf_tmux.daemon.scheduler import Scheduler
 from osf_tmux.daemon.source import PaneCapture, capture_panes, tabs_as_spaces
 from osf_tmux.daemon.watch import PaneTable, PaneWatch, Settings
@@ -67,6 +68,10 @@ class ScreenSync:
                 w.seed_not_before = now + s.retry_sweep
                 continue
             w.screen = screen_from_capture(cap)
+            if s.recent_bytes > 0:
+                # What was kept led to the old screen: it starts again from this one.
+                w.recent = w.recent or RecentBytes(s.recent_bytes)
+                w.recent.restart(w.screen.snapshot(), self.clock.wall())
             self.scheduler.unpark(w)
             w.pending.clear()
             w.needs_seed = False

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from osf_tmux.clock import Clock
 from osf_tmux.daemon.publish import PanePlace, Publisher
@@ -21,12 +21,19 @@ from osf_tmux.tmux import Tmux
 log = logging.getLogger("osf_tmux.daemon.status")
 
 
-def publish(tmux: Tmux, publisher: Publisher, table: PaneTable, clients: Sequence[str]) -> None:
-    """Write the table's states into tmux, and have the clients redraw their status lines."""
+def publish(
+    tmux: Tmux,
+    publisher: Publisher,
+    table: PaneTable,
+    clients: Sequence[str],
+    remote: Iterable[str] = (),
+) -> None:
+    """Write the table's states into tmux, and have the clients redraw their status lines.
+    `remote`: other machines' panes' states, for the counts."""
     table.publish_due = False
     states = {pid: w.tracker.current.state for pid, w in table.panes.items()}
     places = {pid: PanePlace(pid, w.info.window_id) for pid, w in table.panes.items()}
-    commands = publisher.commands(states, places)
+    commands = publisher.commands(states, places, remote)
     if not commands:
         return
     table.counters["publishes"] += 1
@@ -36,6 +43,14 @@ def publish(tmux: Tmux, publisher: Publisher, table: PaneTable, clients: Sequenc
     if errors:
         log.debug("publish: %s", "; ".join(str(e) for e in errors))
     table.status_dirty = True
+
+
+class RemoteRows(Protocol):
+    """What status.json shows of other machines (daemon/fleet.py's Fleet)."""
+
+    def status_panes(self) -> list[dict[str, Any]]: ...
+
+    def status(self) -> dict[str, Any]: ...
 
 
 class StatusFile:
@@ -55,6 +70,7 @@ class StatusFile:
         self.clock = clock
         self.table = table
         self.extra = dict(extra or {})  # more sections of status.json (notify, events)
+        self.remote: RemoteRows | None = None  # other machines' panes and hosts (the fleet)
         self.started = clock.wall()
         self.last_write = float("-inf")
 
@@ -77,8 +93,13 @@ class StatusFile:
                     "mismatches": w.mismatches,
                     "dropped_bytes": w.dropped,
                     "parked": w.parks,
+                    "host": None,  # this machine's; other machines' panes name theirs
                 }
             )
+        hosts: dict[str, Any] = {}
+        if self.remote is not None:
+            panes += self.remote.status_panes()
+            hosts = self.remote.status()
         data = {
             "pid": os.getpid(),
             "running": running,
@@ -87,6 +108,7 @@ class StatusFile:
             "updated": self.clock.wall(),
             "counters": {**self.table.counters, "tmux_calls": self.tmux.calls},
             "panes": panes,
+            "hosts": hosts,
         }
         for name, section in self.extra.items():
             try:

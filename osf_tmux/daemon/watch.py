@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from osf_tmux.daemon.recent import DEFAULT_CAP, RecentBytes
 from osf_tmux.daemon.source import PanePipe
 from osf_tmux.judge.classify import Verdict
 from osf_tmux.judge.combine import PaneState, PaneTracker, Report, Timing
@@ -20,6 +21,8 @@ from osf_tmux.vt.snapshot import Snapshot
 @dataclass(frozen=True)
 class Settings:
     sweep_interval: float = 2.0  # list-panes: new and gone panes, sizes, focus, reports
+    # Bytes of each agent pane's recent output kept for `osf-tmux capture` (0: none kept).
+    recent_bytes: int = DEFAULT_CAP
     # With tmux hooks, most changes of panes, sizes or focus, and every agent report, wake the
     # daemon for a sweep at once; the periodic one catches what no hook reports (an
     # `@osf-agent` set by hand, a process change in a pane that prints nothing, and, in tmux
@@ -149,6 +152,8 @@ class PaneWatch:
     hurry: bool = False
     quiet_beats: int = 0  # reads in a row on the beat that found nothing
     parks: int = 0  # times it went onto the slower beat
+    # What it drew lately, for `osf-tmux capture` (daemon/recent.py); from its first seed on.
+    recent: RecentBytes | None = None
 
 
 COUNTERS = (

@@ -126,7 +126,13 @@ class PaneTracker:
     def deadline(self) -> float | None:
         """Monotonic time at which `update` should run again even without news."""
         if self.current.rule == OUTPUT_FLOW_RULE and self._flow is not None:
-            return self._flow.ends()
+            if self._idle_since is None:
+                return self._flow.ends()
+            # Back at its own prompt while the flow lasts: the confirmation comes first.
+            confirm = max(
+                self._idle_since + self._confirm, self._quiet_since + self.timing.idle_confirm
+            )
+            return min(confirm, self._flow.ends())
         if self._holds is not None and self._idle_since is None:
             # Working by a hold: look again when it lapses (then the return to idle is timed)
             lapses = self._holds.ends(self.current.rule)
@@ -180,7 +186,16 @@ class PaneTracker:
         cur = self.current.state
         if raw is None:
             return self._set(None, None, "none", wall)
-        if raw in ("idle", "done") and source == "screen" and flowing:
+        # An idle rule of a manifest that watches the flow (generic's `at-prompt`): the program
+        # waits at its own prompt, so what changes there is typing, and the output that drew it
+        # has ended; the return is confirmed like any other.
+        at_prompt = (
+            raw == "idle"
+            and source == "screen"
+            and rule is not None
+            and obs.output_flow is not None
+        )
+        if raw in ("idle", "done") and source == "screen" and flowing and not at_prompt:
             raw, rule = "working", OUTPUT_FLOW_RULE
         elif source == "screen" and can_hold(cur, raw) and held:
             # Still drawing what the turn produced, with nothing on screen saying so.
@@ -191,7 +206,7 @@ class PaneTracker:
             return self._set(raw, rule, source, wall)
         if self._redrawing_prompt(obs, raw, rule, source, now):
             return self.current
-        if cur == "working" and self.current.rule == OUTPUT_FLOW_RULE:
+        if cur == "working" and self.current.rule == OUTPUT_FLOW_RULE and not at_prompt:
             # The flow stopped `output_flow` seconds ago: that wait was the confirmation. A
             # program that stops printing has not finished a turn anyone asked for: idle.
             return self._set("idle", rule, source, wall)
@@ -201,7 +216,11 @@ class PaneTracker:
                 self._idle_since = now
             # A turn finished if it really worked; leaving a prompt for the idle screen (the
             # prompt was rejected) finishes nothing.
-            finished = (cur == "working" and not self._after_prompt) or raw == "done"
+            # Back at a program's own prompt (`at_prompt`) nobody's turn finished either: a
+            # command line or a REPL is not an agent that was asked for something.
+            finished = (cur == "working" and not self._after_prompt and not at_prompt) or (
+                raw == "done"
+            )
             target = "done" if finished and not obs.seen else "idle"
             t = self.timing
             self._confirm = (

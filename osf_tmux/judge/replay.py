@@ -97,7 +97,13 @@ def replay_timed(
         flow.observe(snap, arrived(offset))
         if offset not in points and offset in wanted:
             verdict = classify(snap, manifest)
-            if verdict.state in ("idle", "done") and flow.flowing(next_bytes(offset)):
+            # An idle rule says the program waits at its prompt (combine.py: `at_prompt`).
+            at_prompt = verdict.state == "idle" and verdict.rule is not None
+            if (
+                verdict.state in ("idle", "done")
+                and not at_prompt
+                and flow.flowing(next_bytes(offset))
+            ):
                 verdict = Verdict("working", OUTPUT_FLOW_RULE, manifest.agent)
             points[offset] = Point(offset, snap, verdict)
     return [points[o] for o in wanted]

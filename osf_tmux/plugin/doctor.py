@@ -19,6 +19,7 @@ from osf_tmux.agents import hooks as agent_settings
 from osf_tmux.agents.integration import agent_module
 from osf_tmux.daemon import leftovers, tmux_hooks
 from osf_tmux.daemon.lifecycle import DaemonFiles, read_status, running_pid
+from osf_tmux.fleet.hosts import parse_hosts
 from osf_tmux.paths import OWN_LEVELS, dir_problem
 from osf_tmux.plugin import options as po
 from osf_tmux.plugin.invoke import install_log, link_command, own_command, plugin_log
@@ -607,8 +608,67 @@ def run_all(tmux: Tmux, files: DaemonFiles, env: Mapping[str, str] | None = None
     checks += plugin_log_check(files, env)
     checks += agent_hooks(env)
     checks += notifications(tmux, status if running else None, env)
+    checks += hosts(tmux, status if running else None, time.time())
     checks += rules()
     checks += command_on_path(env)
+    return checks
+
+
+def hosts(tmux: Tmux, status: Mapping[str, Any] | None, now: float) -> list[Check]:
+    """Each host of `@osf-hosts` as the daemon's link to it stands (none: no check)."""
+    try:
+        option = tmux.run("display-message", "-p", "#{@osf-hosts}").strip()
+    except TmuxError:
+        return []
+    configured, problems = parse_hosts(option)
+    checks = [
+        Check("hosts", "warn", p, "fix @osf-hosts in your tmux.conf and reload it")
+        for p in problems
+    ]
+    if not configured:
+        return checks
+    known = (status or {}).get("hosts")
+    known = known if isinstance(known, dict) else {}
+    panes = (status or {}).get("panes", [])
+    for host in configured:
+        h = known.get(host.name)
+        if not isinstance(h, dict):
+            why = "the daemon is not running" if status is None else "not read by the daemon yet"
+            checks.append(Check("hosts", "info", f"{host.name}: {why}"))
+            continue
+        state, error, version = h.get("state"), h.get("error"), h.get("version")
+        port = f" -p {host.port}" if host.port else ""
+        since = _when(h.get("since"), now)
+        if state == "online":
+            count = sum(1 for p in panes if isinstance(p, dict) and p.get("host") == host.name)
+            online = f"{host.name}: online (osf-tmux {version}), {count} agent panes"
+            checks.append(Check("hosts", "ok", online))
+        elif state == "connecting":
+            checks.append(
+                Check("hosts", "info", f"{host.name}: connecting ({error or 'first try'})")
+            )
+        elif state == "incompatible":
+            checks.append(
+                Check(
+                    "hosts",
+                    "warn",
+                    f"{host.name}: incompatible since {since}: {error}",
+                    f"install the same osf-tmux on {host.name}; `@osf-remote-command` is "
+                    f"{h.get('remote_command')!r}",
+                )
+            )
+        else:
+            checks.append(
+                Check(
+                    "hosts",
+                    "warn",
+                    f"{host.name}: offline since {since}: {error} (retried by itself)",
+                    f"`ssh -o BatchMode=yes{port} {host.destination} true` must work with no "
+                    "prompt: "
+                    "a key the ssh agent holds (or one without a passphrase), the host key "
+                    "already in known_hosts",
+                )
+            )
     return checks
 
 

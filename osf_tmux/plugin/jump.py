@@ -2,12 +2,15 @@
 
 Which panes wait comes from tmux itself (one `list-panes -a` reading `@osf_state`, what the
 status bar shows), so a pane that closed or a stale status file can never be jumped to. The
-daemon's status file only orders them: longest waiting first."""
+daemon's status file only orders them: longest waiting first. The panes of other machines
+(`@osf-hosts`) come from the status file, where the daemon keeps what their daemons report, for
+the hosts that are online; going to one opens or reuses a window attached there
+(remote_window.py)."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from osf_tmux.tmux import SEP, Tmux, TmuxError
@@ -29,6 +32,15 @@ class Waiting:
     address: str
     state: str
     since: float
+    host: str | None = None  # a pane of another machine: pane_id and address are its own
+
+    @property
+    def key(self) -> tuple[str | None, str]:
+        return (self.host, self.pane_id)
+
+    @property
+    def where(self) -> str:
+        return self.address if self.host is None else f"{self.host}:{self.address}"
 
 
 def order(panes: Sequence[Waiting]) -> list[Waiting]:
@@ -37,20 +49,31 @@ def order(panes: Sequence[Waiting]) -> list[Waiting]:
     return sorted(panes, key=lambda w: (WAITING.index(w.state), w.since, _pane_number(w.pane_id)))
 
 
-def pick(panes: Sequence[Waiting], current: str | None) -> Waiting | None:
-    """The pane after `current` in `order` (wrapping), or the first: repeated presses cycle."""
+def pick(panes: Sequence[Waiting], current: str | tuple[str | None, str] | None) -> Waiting | None:
+    """The pane after `current` in `order` (wrapping), or the first: repeated presses cycle.
+    `current` is a local pane id, or (host, remote pane) for a window attached to a host: its
+    id, or its session:window.pane."""
     ordered = order(panes)
     if not ordered:
         return None
-    ids = [w.pane_id for w in ordered]
+    ids = [w.key for w in ordered]
+    if isinstance(current, str):
+        current = (None, current)
+    # a window sent to a remote pane by its session:window.pane (`osf-tmux go devbox:work:1.0`)
+    places = [(w.host, w.address) for w in ordered]
+    if current is not None and current[0] is not None and current not in ids and current in places:
+        current = ids[places.index(current)]
     if current in ids:
         return ordered[(ids.index(current) + 1) % len(ordered)]
     return ordered[0]
 
 
 def since_times(status: Mapping[str, Any] | None) -> dict[str, float]:
+    """Since when each local pane is in its state (another machine's pane ids are its own)."""
     out: dict[str, float] = {}
     for p in (status or {}).get("panes", []):
+        if p.get("host") is not None:
+            continue
         since = p.get("since")
         if isinstance(p.get("pane"), str) and isinstance(since, (int, float)):
             out[p["pane"]] = float(since)
@@ -59,19 +82,23 @@ def since_times(status: Mapping[str, Any] | None) -> dict[str, float]:
 
 def waiting_panes(
     tmux: Tmux, client: str | None, since: Mapping[str, float]
-) -> tuple[list[Waiting], str | None]:
+) -> tuple[list[Waiting], tuple[str | None, str] | None]:
     """The waiting panes and the pane `client` shows now, in one tmux call.
 
     The client's pane comes from `list-clients`, which says what each client shows. Not from
     `display-message -c CLIENT`: that reads the pane of whoever runs it, from $TMUX_PANE, and a
     run-shell job inherits the one the server was started from (a server started inside tmux),
-    so repeated presses would never move on."""
+    so repeated presses would never move on. A client on a window attached to another
+    machine shows the remote pane it was last sent to: (host, pane id)."""
     fmt = SEP.join(("#{pane_id}", "#{session_name}:#{window_index}.#{pane_index}", "#{@osf_state}"))
-    out = tmux.run_many([["list-panes", "-a", "-F", _PANE_HEAD + fmt], shown_by(client, ())])
-    panes, now = [], None
+    remote = ("#{@osf-remote-host}", "#{@osf-remote-pane}")
+    out = tmux.run_many([["list-panes", "-a", "-F", _PANE_HEAD + fmt], shown_by(client, remote)])
+    panes: list[Waiting] = []
+    now: tuple[str | None, str] | None = None
     for line in out.splitlines():
         if (seen := client_line(line, client)) is not None:
-            now = seen[0] or None
+            pane, host, remote_pane = [*seen, "", ""][:3]
+            now = (host, remote_pane) if host and remote_pane else (None, pane) if pane else None
         elif line.startswith(_PANE_HEAD):
             pane_id, address, state = line[len(_PANE_HEAD) :].split(SEP)
             if state in WAITING:
@@ -79,18 +106,47 @@ def waiting_panes(
     return panes, now
 
 
-def go_next(tmux: Tmux, status: Mapping[str, Any] | None, running: bool, client: str | None) -> str:
+def remote_waiting(status: Mapping[str, Any] | None) -> list[Waiting]:
+    """The waiting panes of the hosts that are online, from the status file."""
+    from osf_tmux.plugin.remote_view import remote_panes
+
+    unknown = float("inf")
+    return [
+        Waiting(p.pane_id, p.target, p.state, unknown if p.since is None else p.since, p.host)
+        for p in remote_panes(status)
+        if p.state in WAITING
+    ]
+
+
+# How `next` goes to a pane on another machine: (tmux, client, pane, message) -> message shown.
+RemoteJump = Callable[[Tmux, "str | None", Waiting, str], str]
+
+
+def go_next(
+    tmux: Tmux,
+    status: Mapping[str, Any] | None,
+    running: bool,
+    client: str | None,
+    go_remote: RemoteJump | None = None,
+) -> str:
     """Move `client` (default: the current one) to the next waiting pane, or say that none
-    waits; the message it was shown. Two tmux calls: one to look, one to move and say so."""
+    waits; the message it was shown. Two tmux calls: one to look, one to move and say so. A
+    pane on another machine goes to `go_remote` (remote_go.go_to_waiting: a window attached
+    there); it is passed in since that module sits above this one."""
     panes, current = waiting_panes(tmux, client, since_times(status))
+    panes += remote_waiting(status)
     target = pick(panes, current)
     if target is None:
         note = "" if running else " (the daemon is not running: osf-tmux doctor)"
         message = f"osf-tmux: no agent is waiting{note}"
         say(tmux, client, message, [])
         return message
-    rank = [w.pane_id for w in order(panes)].index(target.pane_id) + 1
-    message = f"osf-tmux: {target.address} {target.state} ({rank} of {len(panes)})"
+    rank = [w.key for w in order(panes)].index(target.key) + 1
+    message = f"osf-tmux: {target.where} {target.state} ({rank} of {len(panes)})"
+    if target.host is not None:
+        if go_remote is None:  # a caller that cannot go to other machines
+            raise TmuxError(f"{target.where} is on another machine: osf-tmux go {target.where}")
+        return go_remote(tmux, client, target, message)
     say(tmux, client, message, jump_commands(target.pane_id, client))
     return message
 

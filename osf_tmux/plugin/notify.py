@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from osf_tmux.clock import Clock, SystemClock
+from osf_tmux.fleet.remote import RemoteTransition
 from osf_tmux.judge.question import ask_context, ask_excerpt, clean, prompt_identity
 from osf_tmux.plugin import options as po
 from osf_tmux.plugin.notify_prompts import PromptBook
@@ -96,6 +97,12 @@ class Notice:
     context: tuple[str, ...] = ()
     identity: str = ""
     session_name: str = ""
+    host: str | None = None  # another machine's pane (`@osf-hosts`): pane_id is its id there
+
+    @property
+    def key(self) -> str:
+        """The pane among all machines' (a pop-up to withdraw, a click to follow)."""
+        return f"{self.host}:{self.pane_id}" if self.host else self.pane_id
 
     @property
     def prompt(self) -> str:
@@ -147,6 +154,28 @@ def notice_for(t: Transition) -> Notice:
         identity=prompt_identity(t.snapshot) if t.after.state == "blocked" else "",
         session_name=t.pane.session_name,
     )
+
+
+def remote_notice(t: RemoteTransition) -> Notice:
+    """Another machine's pane: what its daemon said it asks (it has no screen here). Its
+    address names the host (`devbox:work:1.0`); it has no tty here to ring."""
+    pane = t.pane
+    blocked = t.after == "blocked"
+    return Notice(
+        pane_id=pane.pane,
+        pane_tty="",
+        address=pane.address,
+        agent=clean(pane.agent or "agent", 40),
+        state=t.after or "",
+        question=pane.question if blocked else "",
+        since=pane.since or 0.0,
+        identity=pane.question if blocked else "",
+        host=pane.host,
+    )
+
+
+def remote_key(t: RemoteTransition) -> str:
+    return f"{t.pane.host}/{t.pane.pane}"
 
 
 def _shown(state: PaneState, standing_in: bool) -> bool:
@@ -273,7 +302,7 @@ class Notifier:
         self.config = load_config()
         self.chain = list(chain(self.config))
         self.delivered: list[tuple[str, Notice]] = []  # (backend, notice), for tests
-        self._queue: queue.Queue[Transition | None] = queue.Queue(maxsize=100)
+        self._queue: queue.Queue[Transition | RemoteTransition | None] = queue.Queue(maxsize=100)
         self._thread: threading.Thread | None = None
         if not inline:
             self._thread = threading.Thread(target=self._work, name="osf-notify", daemon=True)
@@ -291,6 +320,47 @@ class Notifier:
             self._queue.put_nowait(t)
         except queue.Full:
             log.warning("notifications pile up; dropped one for %s", t.pane.address)
+
+    def on_remote(self, t: RemoteTransition) -> None:
+        """From the daemon's loop: another machine's pane changed state (the fleet's link)."""
+        if t.before != "blocked" and t.after not in self.config.states:
+            return  # a busy host's working <-> idle: nothing to say, no room taken in the queue
+        if self.inline:
+            self.handle_remote(t)
+            return
+        try:
+            self._queue.put_nowait(t)
+        except queue.Full:
+            log.warning("notifications pile up; dropped one for %s", t.pane.address)
+
+    def handle_remote(self, t: RemoteTransition) -> None:
+        """Another machine's pane: as `handle`, on what its daemon said. Its daemon decided
+        the state; the book here makes each prompt notify once, also when the link comes
+        back and the remote daemon reports the same prompt again."""
+        self._maybe_reload()
+        key, now, state = remote_key(t), self.clock.wall(), t.after
+        if t.before == "blocked" and state != "blocked":
+            if state is not None:  # the agent there went on: the prompt was answered
+                if self.book.forget(key, "blocked"):
+                    log.debug("%s: the prompt went", t.pane.address)
+                self._withdraw(f"{t.pane.host}:{t.pane.pane}")
+            else:
+                self.book.away(key, "blocked", now)
+        if state is None or state not in self.config.states:
+            return
+        notice = remote_notice(t)
+        entry = self.book.same(key, state, notice.prompt)
+        if entry is not None:
+            cooldown = self.config.cooldown
+            since = entry.away if entry.away is not None else entry.at
+            if state == "blocked" and entry.away is None:
+                log.info("%s: not notified, already notified for this prompt", notice.address)
+                return
+            if 0 <= now - since < cooldown:
+                log.info("%s: not notified, notified %.0fs ago", notice.address, now - since)
+                return
+        self.book.notified(key, state, notice.prompt, now)
+        self._send(notice)
 
     def handle(self, t: Transition) -> None:
         """Decide about one transition and deliver if it notifies."""
@@ -317,6 +387,9 @@ class Notifier:
             log.info("%s %s: not notified, %s", pane.pane_id, pane.address, why)
             return
         self.book.notified(key, state, notice.prompt, now)
+        self._send(notice)
+
+    def _send(self, notice: Notice) -> None:
         self.deliver(notice)
         for hook in self.hooks:
             try:
@@ -466,9 +539,12 @@ class Notifier:
         log.info("notifications go through: %s", self.describe())
         while (t := self._queue.get()) is not None:
             try:
-                self.handle(t)
+                if isinstance(t, RemoteTransition):
+                    self.handle_remote(t)
+                else:
+                    self.handle(t)
             except Exception:  # keep the thread: the next notification may well work
-                log.exception("%s: notification failed", t.pane.pane_id)
+                log.exception("a notification failed")
 
     def _maybe_reload(self) -> None:
         mtime = self._stamp_mtime()

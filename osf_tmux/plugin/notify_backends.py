@@ -169,6 +169,8 @@ def start_notifier(tmux: Tmux, stamp: Path, state: Path | None = None) -> Notifi
     own = Tmux(tmux.server)  # its own instance: it runs on the notifier's threads
 
     def on_click(pane_id: str) -> None:
+        if not pane_id.startswith("%"):
+            return  # another machine's pane (`devbox:%3`): nothing of this server to show
         with contextlib.suppress(TmuxError):
             focus(own, pane_id)
 

@@ -44,6 +44,7 @@ def event(notice: Notice) -> dict[str, str | float | None]:
         "since": notice.since or None,
         "title": notice.title,
         "message": notice.line(),
+        "host": notice.host,  # another machine's pane (`@osf-hosts`), else null
     }
 
 

@@ -364,7 +364,7 @@ class DesktopBackend:
         """None when the service took the notice, else what went wrong."""
         loop = self._ensure_loop()
         notifier = self._notifier
-        pane = notice.pane_id
+        pane = notice.key  # another machine's %3 is not this server's %3
         taken = threading.Event()
         _warnings.text = ""
         try:

@@ -144,6 +144,24 @@ OPTIONS: tuple[Option, ...] = (
         "print; a global, session, window or pane option",
     ),
     Option("@osf-bin", "", "the osf-tmux program (empty: found or installed by the plugin)"),
+    Option(
+        "@osf-hosts",
+        "",
+        "other machines whose agents count here (ssh config names, `user@host`, `host:port`; "
+        "separated by spaces or commas): see Several machines",
+    ),
+    Option(
+        "@osf-remote-command",
+        "osf-tmux",
+        "how to run osf-tmux on those machines (may carry `-L SOCKET` or `-S PATH`; split like "
+        "a shell would, never run through one)",
+    ),
+    Option(
+        "@osf-ssh-config",
+        "",
+        "an ssh config file for the connections to those machines (empty: "
+        "`$OSF_SSH_CONFIG`, else ssh's own ~/.ssh/config)",
+    ),
 )
 
 BY_NAME: Mapping[str, Option] = {o.name: o for o in OPTIONS}

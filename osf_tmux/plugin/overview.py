@@ -24,8 +24,10 @@ from osf_tmux.daemon.source import PaneCapture, capture_panes
 from osf_tmux.judge.answer import Answer, answer_tables
 from osf_tmux.judge.question import ask_excerpt, clean, menu_options
 from osf_tmux.paths import shipped_rules_dir, user_rules_dir
+from osf_tmux.plugin import remote_view
 from osf_tmux.plugin.invoke import own_command, plugin_log, shell_line, tmux_command
 from osf_tmux.plugin.jump import client_line, shown_by
+from osf_tmux.plugin.remote_view import ONLINE, SAFE_AGENT, HostState
 from osf_tmux.tmux import SEP, Tmux, TmuxError
 from osf_tmux.vt.snapshot import Snapshot
 
@@ -59,6 +61,13 @@ class AgentPane:
     question: str = ""  # blocked: the row that asks
     detail: str = ""  # blocked: the row above it (the command or file it is about)
     options: tuple[tuple[str, str], ...] = ()  # blocked: numbered options, (number, label)
+    # Another machine's pane (`@osf-hosts`): pane_id and address are its own there.
+    host: str | None = None
+
+    @property
+    def where(self) -> str:
+        """As people read it: `work:1.0` here, `devbox:work:1.0` on another machine."""
+        return f"{self.host}:{self.address}" if self.host else self.address
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,7 @@ class Overview:
     view: View
     options: Mapping[str, str]  # icons and colours
     daemon_running: bool = True  # whether a daemon holds this server's lock (its status read)
+    hosts: tuple[HostState, ...] = ()  # the hosts that are not online: one row each
 
 
 def order(panes: Sequence[AgentPane]) -> list[AgentPane]:
@@ -91,9 +101,15 @@ def order(panes: Sequence[AgentPane]) -> list[AgentPane]:
 
 
 def read(
-    tmux: Tmux, status: Mapping[str, Any] | None, client: str | None, with_view: bool = True
+    tmux: Tmux,
+    status: Mapping[str, Any] | None,
+    client: str | None,
+    with_view: bool = True,
+    remote: bool = False,
 ) -> Overview:
-    """Every agent pane, in two tmux calls at most (the second only when some are blocked)."""
+    """Every agent pane, in two tmux calls at most (the second only when some are blocked).
+    With `remote`, other machines' too (from the status file): only for readers that never
+    take a remote `%3` for this server's (`list`; the menu jumps and answers by pane id)."""
     fields = ("#{pane_id}", "#{session_name}:#{window_index}.#{pane_index}", "#{@osf_state}",
               "#{@osf-agent}", "#{pane_current_command}")  # fmt: skip
     commands = [
@@ -125,7 +141,33 @@ def read(
     if blocked:
         captures = capture_panes(tmux, blocked, escapes=False)
         panes = [_asking(p, captures.get(p.pane_id)) for p in panes]
+    if remote:
+        panes += remote_panes(status)
     return Overview(order(panes), view, values, daemon_running=status is not None)
+
+
+def remote_panes(status: Mapping[str, Any] | None) -> list[AgentPane]:
+    """Other machines' agent panes, as the daemon's links last heard them (status.json rows
+    with a `host`; checked for shape by remote_view, and only those of online hosts)."""
+    return [
+        AgentPane(
+            p.pane_id, p.target, p.state, p.agent, p.since, p.question, p.detail, p.options, p.host
+        )
+        for p in remote_view.remote_panes(status)
+    ]
+
+
+def hosts_away(status: Mapping[str, Any] | None) -> list[str]:
+    """A line for each host of `@osf-hosts` whose panes cannot be shown (offline, ...), with
+    why: a list without them must not read as "no agent waits there"."""
+    hosts = (status or {}).get("hosts")
+    out = []
+    for name, h in hosts.items() if isinstance(hosts, dict) else ():
+        if isinstance(h, dict) and h.get("state") != "online":
+            error = h.get("error")
+            why = f": {clean(error, 200)}" if isinstance(error, str) and error else ""
+            out.append(f"host {clean(str(name), 60)} is {h.get('state')}{why}")
+    return out
 
 
 def _asking(pane: AgentPane, capture: PaneCapture | None) -> AgentPane:
@@ -140,6 +182,8 @@ def _asking(pane: AgentPane, capture: PaneCapture | None) -> AgentPane:
 def _status_panes(status: Mapping[str, Any] | None) -> dict[str, tuple[str | None, float | None]]:
     out: dict[str, tuple[str | None, float | None]] = {}
     for p in (status or {}).get("panes", []):
+        if p.get("host"):
+            continue  # another machine's %3 is not this server's
         pane_id, agent, since = p.get("pane"), p.get("agent"), p.get("since")
         if isinstance(pane_id, str):
             out[pane_id] = (
@@ -178,6 +222,7 @@ def as_records(panes: Sequence[AgentPane], now: float) -> list[dict[str, Any]]:
             "question": p.question or None,
             "detail": p.detail or None,
             "options": [{"choice": n, "label": label} for n, label in p.options],
+            "host": p.host,  # null: this machine's
         }
         for p in panes
     ]
@@ -187,7 +232,7 @@ def as_table(panes: Sequence[AgentPane], now: float) -> str:
     rows = [("PANE", "WHERE", "AGENT", "STATE", "FOR", "ASKS")]
     for p in panes:
         since = None if p.since is None else now - p.since
-        rows.append((p.pane_id, p.address, p.agent, p.state, duration(since), p.question))
+        rows.append((p.pane_id, p.where, p.agent, p.state, duration(since), p.question))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join(
         "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
@@ -210,27 +255,34 @@ def menu_items(
     answer_command: Callable[[str, str], str],
     now: float,
     client: str | None,
+    go_command: Callable[[str], str] | None = None,
+    capture_command: Callable[[str, str], str] | None = None,
 ) -> list[MenuItem]:
     """One row per agent pane (most urgent first) that jumps to it; under a blocked row, one
-    row per answer its agent's `[answer]` table allows. `answer_command(pane_id, choice)` is
-    the tmux command that runs `osf-tmux answer` for that pane."""
+    row per answer its agent's `[answer]` table allows; then, when the client shows an agent
+    pane, "osf-tmux is wrong about this pane"; last, one row per host that is not online.
+    `answer_command(target, choice)` is the tmux command that runs `osf-tmux answer` for that
+    pane (`%5`, or `devbox:%3` on a host); `go_command(target)` the one that takes the client to
+    a remote pane (a row without it does nothing); `capture_command(pane, state)` the one that
+    runs `osf-tmux capture` on the client's pane with the state the user says is right."""
     panes, view, values = overview.panes, overview.view, overview.options
+    budget = row_budget(view.width)
+    hosts = _host_rows(overview.hosts, now, budget + 4)
     if not panes:
         daemon = overview.daemon_running
         why = "no agent runs in any pane" if daemon else "the daemon is not running"
         room = row_budget(overview.view.width) + 4  # no key on a disabled row
         said = [f"-{why}"] + ([] if daemon else ["-start it: osf-tmux start (or: osf-tmux doctor)"])
-        return [MenuItem(_literal(_fit(text, room)), "", "") for text in said]
-    budget = row_budget(view.width)
+        return [MenuItem(_literal(_fit(text, room)), "", "") for text in said] + hosts
     keys = iter(MENU_KEYS)
     agent_width = min(max(len(p.agent) for p in panes), 14)
-    where_width = min(max(len(p.address) for p in panes), 24)
+    where_width = min(max(len(p.where) for p in panes), 28)
     jump = ["switch-client", *(["-c", client] if client else [])]
     items: list[MenuItem] = []
     for pane in panes:
         since = None if pane.since is None else now - pane.since
         icon, style = _icon(pane.state, values)
-        where = clean(pane.address, where_width).ljust(where_width)
+        where = clean(pane.where, where_width).ljust(where_width)
         agent = clean(pane.agent, agent_width).ljust(agent_width)
         asks = " — ".join(t for t in (pane.question, pane.detail) if t) or pane.state
         text = f"{where}  {agent}  {duration(since):>5}  {clean(asks, budget)}"
@@ -243,13 +295,21 @@ def menu_items(
         else:
             row = _fit(text, budget - len(f"{icon} ".encode()))
             name = f"{_literal(icon)} {_literal(row)}"
-        items.append(MenuItem(name, next(keys, ""), tmux_command([*jump, "-t", pane.pane_id])))
+        if pane.host is None:
+            command = tmux_command([*jump, "-t", pane.pane_id])
+        else:
+            command = go_command(_target(pane)) if go_command else ""
+        items.append(MenuItem(name, next(keys, ""), command))
         table = answers.get(pane.agent)
         if pane.state != "blocked" or table is None:
             continue
         for choice, label in _answer_choices(table, pane.options):
             row = _literal(_fit("   ↳ " + clean(label, budget), budget))
-            items.append(MenuItem(row, next(keys, ""), answer_command(pane.pane_id, choice)))
+            items.append(MenuItem(row, next(keys, ""), answer_command(_target(pane), choice)))
+    shown = next((p for p in panes if p.host is None and p.pane_id == view.pane_id), None)
+    if capture_command is not None and shown is not None:
+        items.append(_wrong_row(shown, client, capture_command, budget))
+    items += hosts
     if len(items) > view.height - 2:  # nor when it is taller than the client
         cut = max(view.height - 3, 1)
         more = _literal(_fit(f"-… {len(items) - cut} more: osf-tmux list", budget + 4))
@@ -257,22 +317,87 @@ def menu_items(
     return items
 
 
+WRONG_KEY = "!"
+# What the user may say the pane really is: `done` is idle on its screen (user_capture.py).
+_REALLY = (
+    ("blocked: it waits for me", "b", "blocked"),
+    ("working: it is busy", "w", "working"),
+    ("idle: it waits for nothing", "i", "idle"),
+)
+
+
+def _wrong_row(
+    pane: AgentPane, client: str | None, capture: Callable[[str, str], str], budget: int
+) -> MenuItem:
+    """A row that asks what the client's pane really is (a small menu of its own), then keeps
+    the evidence with `osf-tmux capture` (issue 33): the bytes, the screen, both states."""
+    really = ["display-menu", *(["-c", client] if client else []), "-T", " this pane really is ",
+              "-x", "R", "-y", "S", "--"]  # fmt: skip
+    for name, key, state in _REALLY:
+        really += [name, key, capture(pane.pane_id, state)]
+    text = _literal(_fit(f"osf-tmux is wrong about this pane ({pane.state})", budget))
+    return MenuItem(text, WRONG_KEY, tmux_command(really))
+
+
+def _target(pane: AgentPane) -> str:
+    """What `osf-tmux answer` and `go` take for a pane: `%5`, or `devbox:%3` on a host (its
+    pane id there, never the text it reported)."""
+    return pane.pane_id if pane.host is None else f"{pane.host}:{pane.pane_id}"
+
+
+def _host_rows(hosts: Sequence[HostState], now: float, room: int) -> list[MenuItem]:
+    """A disabled row per host that is not online: its state, for how long, and why. Its
+    panes have no rows: what they were is not what they are."""
+    rows = []
+    for host in hosts:
+        since = "" if host.since is None else f" for {duration(now - host.since)}"
+        why = f": {host.error}" if host.error else ""
+        text = clean(f"{host.name}: {host.state}{since}{why}", room)
+        rows.append(MenuItem(_literal(_fit(f"-{text}", room)), "", ""))
+    return rows
+
+
+def with_remote(overview: Overview, status: Mapping[str, Any] | None) -> Overview:
+    """The overview with the agent panes of the hosts that are online (status.json, from their
+    daemons through ours), ordered with the local ones, and the other hosts for a row each."""
+    hosts = tuple(h for h in remote_view.host_states(status) if h.state != ONLINE)
+    return replace(overview, panes=order([*overview.panes, *remote_panes(status)]), hosts=hosts)
+
+
 def show_menu(
-    tmux: Tmux, files: DaemonFiles, status: Mapping[str, Any] | None, client: str | None
+    tmux: Tmux,
+    files: DaemonFiles,
+    status: Mapping[str, Any] | None,
+    client: str | None,
+    command: list[str] | None = None,
 ) -> str:
     """Open the overview menu on `client` (default: the current one); what it says, in a line.
-    Three tmux calls: list the panes, capture the blocked ones, show the menu."""
-    overview = read(tmux, status, client)
-    blocked = {p.agent for p in overview.panes if p.state == "blocked"}
+    Three tmux calls: list the panes, capture the blocked ones, show the menu. Its rows run
+    `command` (default: this osf-tmux) to answer and to go to another machine."""
+    overview = with_remote(read(tmux, status, client), status)
+    blocked = {
+        p.agent
+        for p in overview.panes
+        if p.state == "blocked" and (p.host is None or SAFE_AGENT.match(p.agent))
+    }
     answers = answer_tables(blocked, [shipped_rules_dir(), user_rules_dir()]) if blocked else {}
-    command = own_command()
+    command = command or own_command()
     log = plugin_log(files.state)
+    to_client = ["--client", client] if client else []
 
-    def answer(pane_id: str, choice: str) -> str:
-        args = ["answer", *(["--client", client] if client else []), pane_id, choice]
+    def answer(target: str, choice: str) -> str:
+        args = ["answer", *to_client, target, choice]
         return tmux_command(["run-shell", "-b", shell_line(command, args, log)])
 
-    items = menu_items(overview, answers, answer, time.time(), client)
+    def go(target: str) -> str:
+        args = ["go", *to_client, target]
+        return tmux_command(["run-shell", "-b", shell_line(command, args, log)])
+
+    def capture(pane: str, state: str) -> str:
+        args = ["capture", *to_client, "--state", state, pane]
+        return tmux_command(["run-shell", "-b", shell_line(command, args, log)])
+
+    items = menu_items(overview, answers, answer, time.time(), client, go, capture)
     _open(tmux, menu_command(items, heading(overview), client))
     return f"osf-tmux: {title(overview).strip()}"
 

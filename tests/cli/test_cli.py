@@ -291,7 +291,8 @@ def test_without_a_daemon_every_command_that_reports_its_view_exits_3(
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
     said = {}
     for command in (["status"], ["list"], ["list", "--json"], ["next"],
-                    ["wait", "--any", "--until", "blocked"], ["events"]):  # fmt: skip
+                    ["wait", "--any", "--until", "blocked"], ["events"],
+                    ["events", "--hello"]):  # fmt: skip
         res = CliRunner().invoke(main, ["-L", tmux_server.socket_name, *command])
         said[" ".join(command)] = (res.exit_code, res.output)
     # `next` as typed in a shell takes the short way (cli/keys.py); `menu` needs a client
@@ -302,6 +303,8 @@ def test_without_a_daemon_every_command_that_reports_its_view_exits_3(
     assert json.loads(said["list --json"][1]) == []
     assert "the daemon is not running" in said["next"][1]
     assert "the daemon is not running" in said["next (short way)"][1]
+    # Another machine's link gets no hello from a machine whose daemon does not run.
+    assert '"hello"' not in said["events --hello"][1]
 
 
 @pytest.mark.parametrize(

@@ -28,10 +28,12 @@ class Pane:
         self.tracker = PaneTracker(Timing())
         self.flow = flow
 
-    def show(self, snap: Snapshot, state: str = "idle", seen: bool = False) -> str | None:
+    def show(
+        self, snap: Snapshot, state: str = "idle", seen: bool = False, rule: str | None = None
+    ) -> str | None:
         obs = Observation(
             True,
-            Verdict(state, None if state == "idle" else f"rule-{state}", "generic"),
+            Verdict(state, rule or (None if state == "idle" else f"rule-{state}"), "generic"),
             seen,
             output_flow=self.flow,
             snapshot=snap,
@@ -120,3 +122,55 @@ def test_flow_alone_counts_changes_and_their_time() -> None:
     flow.observe(screen("a", "b"), 11.0)
     assert flow.flowing(11.9) and not flow.flowing(12.0)
     assert flow.ends() == 12.0
+
+
+def test_back_at_its_own_prompt_reads_idle_once_quiet_not_after_the_window() -> None:
+    """An idle rule (generic's `at-prompt`) ends the flow: the shell's prompt back after output
+    reads idle once the pane stays quiet for `idle_confirm`, not `output_flow` seconds later;
+    never `done`. Without it the same screen stays `working` for the whole window."""
+    for rule, idle_after in (("at-prompt", Timing().idle_confirm), (None, WINDOW)):
+        p = Pane()
+        p.show(screen("$ make"), rule=rule)
+        p.clock.advance(0.1)
+        assert p.show(screen("$ make", "cc -c a.c")) == "working"
+        p.clock.advance(0.1)
+        back = screen("$ make", "cc -c a.c", "$ ")
+        assert p.show(back, rule=rule) == "working"  # confirmed like any return to idle
+        deadline = p.tracker.deadline()
+        assert deadline is not None
+        assert abs(deadline - (p.clock.now() + idle_after)) < 1e-9
+        p.clock.advance(deadline - p.clock.now() + 1e-6)
+        assert p.show(back, rule=rule) == "idle", rule
+
+
+def test_typing_at_its_own_prompt_is_not_output() -> None:
+    """Whole words at once at the prompt (typed fast, completed, recalled from history, an
+    autosuggestion drawn): with the prompt's idle rule, the pane stays idle."""
+    p = Pane()
+    p.show(screen("$ "), rule="at-prompt")
+    for typed in ("$ npm", "$ npm install --save-dev", "$ git log --oneline"):
+        p.clock.advance(0.2)
+        assert p.show(screen(typed), rule="at-prompt") == "idle"
+    p = Pane()
+    p.show(screen("$ "))
+    p.clock.advance(0.2)
+    assert p.show(screen("$ npm install --save-dev")) == "working"  # without the rule
+
+
+def test_a_line_that_looks_like_a_prompt_with_output_behind_it_stays_working() -> None:
+    p = Pane()
+    p.show(screen("make"))
+    p.clock.advance(0.1)
+    assert p.show(screen("make", "cc -c a.c")) == "working"
+    for i in range(5):  # a `$ ` row at the bottom for a moment each time, output all along
+        p.clock.advance(0.2)
+        rows = ("make", "cc -c a.c", *(f"line {j}" for j in range(i)), "$ ")
+        obs = Observation(
+            True,
+            Verdict("idle", "at-prompt", "generic"),
+            False,
+            quiet=0.0,
+            output_flow=WINDOW,
+            snapshot=screen(*rows),
+        )
+        assert p.tracker.update(obs, p.clock.now(), p.clock.wall()).state == "working"

@@ -275,3 +275,24 @@ def test_the_key_commands_import_neither_click_nor_the_daemon_nor_the_emulator()
              "osf_tmux.agents", "osf_tmux.plugin.notify", "osf_tmux.cli.app",
              "osf_tmux.plugin.load", "osf_tmux.plugin.options"}  # fmt: skip
     assert not heavy & loaded, sorted(heavy & loaded)
+
+
+def test_the_pane_the_client_shows_gets_a_row_to_say_osf_tmux_is_wrong() -> None:
+    """Issue 33: a row (key !) that asks what the pane really is, each answer running
+    `osf-tmux capture` on that pane with that state; none when the client shows no agent."""
+    shown = pane("%9", "idle")
+    seen = Overview(order([BLOCKED, shown]), View("%9", 120, 40), {})
+
+    def capture(pane_id: str, state: str) -> str:
+        return f"run-shell -b 'capture --state {state} {pane_id}'"
+
+    rows = menu_items(seen, {"claude": CLAUDE}, answer, 160.0, "/dev/pts/3", None, capture)
+    [wrong] = [r for r in rows if r.key == "!"]
+    assert "osf-tmux is wrong about this pane (idle)" in wrong.name
+    assert wrong.command.startswith("display-menu -c /dev/pts/3 ")
+    for state in ("blocked", "working", "idle"):
+        assert f"capture --state {state} %9" in wrong.command
+    assert "%2" not in wrong.command
+    elsewhere = Overview(order([BLOCKED]), View("%9", 120, 40), {})
+    rows = menu_items(elsewhere, {"claude": CLAUDE}, answer, 160.0, None, None, capture)
+    assert not [r for r in rows if r.key == "!"]

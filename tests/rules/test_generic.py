@@ -83,6 +83,21 @@ BLOCKED = {
         "pointer-menu",
     ),
     "gt-pointer": ("Pick a colour?\n  red\n> green\n  blue\n", "pointer-menu"),
+    # npm init and other wizards: one field a row, a default in parentheses
+    "npm-init-first": (
+        "Press ^C at any time to quit.\npackage name: (proj) ",
+        "field-default",
+    ),
+    "npm-init-version": ("package name: (proj) \nversion: (1.0.0) ", "field-default"),
+    "npm-init-no-default": (
+        "package name: (proj) \nversion: (1.0.0) \ndescription: ",
+        "field-series",
+    ),
+    "npm-init-later": (
+        "package name: (proj) demo\nversion: (1.0.0) \ndescription: a demo\n"
+        "entry point: (index.js) \ntest command: \ngit repository: ",
+        "field-series",
+    ),
 }
 
 
@@ -115,12 +130,85 @@ NOT_BLOCKED = {
     "press enter in the transcript": "Press Enter to continue\nOK\n$ ",
     "markdown quote": "Is it?\n> quoted\n> more\n",
     "diff": "Apply this?\n--- a\n+++ b\n> new line\n< old line\n$ ",
+    # a colon at the cursor is not a field on its own
+    "streamed colon": "I read the code.\nHere is the plan: ",
+    "streamed colon after a label row": "Summary: two files\nHere is the plan: ",
+    "a default with words": "Note: (see the docs) ",
+    "a field answered, cursor on": "package name: (proj) demo\x1b[1;25H",
 }
 
 
 @pytest.mark.parametrize("name", sorted(NOT_BLOCKED))
 def test_drafts_answers_and_output_are_not_blocked(generic: Manifest, name: str) -> None:
     assert state(screen(NOT_BLOCKED[name]), generic) == "idle"
+
+
+# Sent, and nothing back yet: the program works without printing (or waits unasked).
+SUBMITTED = {
+    "a command": "lab@box:~/proj$ sleep 5 && make\n",
+    "a command at zsh": "ann@box ~/proj % make\n",
+    "a command at a bare prompt": "$ npm install\n",
+    "a command in a REPL": ">>> import time; time.sleep(9)\n",
+    "an answer": "Do you want to continue? [Y/n] y\n",
+    "git's answer": "(1/1) Stage this hunk [y,n,q,a,d,e,?]? y\n",
+    "a password sent": "$ sudo make install\n[sudo] password for ann: \n",
+    "Enter pressed": "Installed.\nPress Enter to continue...\n",
+    "a pick": "1) apple\n2) banana\n#? 2\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SUBMITTED))
+def test_a_sent_command_or_answer_reads_working(generic: Manifest, name: str) -> None:
+    v = classify(screen(SUBMITTED[name]), generic)
+    assert (v.state, v.rule) == ("working", "submitted")
+
+
+NOT_SUBMITTED = {
+    "output, then the cursor under it": "$ make\ngcc -c main.c\n",
+    "a prompt, the cursor not at its row's start": "lab@box:~$ make\n\x1b[2;3H",
+    "a row under the cursor": "$ make\n\nstatus: ok\x1b[2;1H",
+    "the shell's prompt back": "$ make\nbuilt\nlab@box:~/proj$ ",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_SUBMITTED))
+def test_output_or_a_prompt_is_not_a_sent_line(generic: Manifest, name: str) -> None:
+    assert classify(screen(NOT_SUBMITTED[name]), generic).rule != "submitted"
+
+
+AT_PROMPT = {
+    "bash": "$ make\nbuilt\nlab@box:~/proj$ ",
+    "typing at bash": "lab@box:~/proj$ npm ini",
+    "an autosuggestion after the cursor": "ann@box ~/proj % npm\x1b[0K init\x1b[1;21H",
+    "root": "root@host:/# ",
+    "fedora": "[ann@box proj]$ ",
+    "starship": "~/proj on main\n❯ ",
+    "oh-my-zsh": "➜  proj git:(main) ",
+    "python": "Python 3.11\n>>> ",
+    "ipython": "In [3]: ",
+    "irb": "irb(main):001:0> ",
+    "sqlite": "sqlite> ",
+    "psql": "postgres=# ",
+}
+
+
+@pytest.mark.parametrize("name", sorted(AT_PROMPT))
+def test_a_shell_or_repl_prompt_is_idle_by_its_rule(generic: Manifest, name: str) -> None:
+    v = classify(screen(AT_PROMPT[name]), generic)
+    assert (v.state, v.rule) == ("idle", "at-prompt")
+
+
+NOT_AT_PROMPT = {
+    "output under the prompt": "lab@box:~$ make\ngcc -c main.c",
+    "a percentage": "Downloading 45% [=====>    ]",
+    "a markdown heading": "# Results",
+    "a quote": "> quoted",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_AT_PROMPT))
+def test_output_is_not_a_prompt(generic: Manifest, name: str) -> None:
+    assert classify(screen(NOT_AT_PROMPT[name]), generic).rule != "at-prompt"
 
 
 def test_wide_characters_before_the_cursor_are_two_columns(generic: Manifest) -> None:

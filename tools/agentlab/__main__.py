@@ -47,7 +47,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         version = agent.version() if agent.installed() else "not installed"
         print(f"{name:8s} {version:16s} {where}")
         print("         scenarios: " + " ".join(agent.scenarios()))
-        # aider, codex and gemini have a `configs` method of scenarios, not named configs
+        # aider and codex have a `configs` method of scenarios, not named configs
         if isinstance(agent.configs, dict) and agent.configs:
             print("         configs: " + " ".join(agent.configs))
         if agent.dresses:

@@ -18,7 +18,7 @@ from tools.agentlab import stories as st
 from tools.agentlab.dialect import Dialect
 from tools.agentlab.dress import COMMON_DRESSES, PANE, Dress, combine
 from tools.agentlab.script import Script, Turn
-from tools.agentlab.shapes import Scenario, Shapes, Ui
+from tools.agentlab.shapes import Scenario, Shapes, Standard, Ui
 
 __all__ = ["BASE_ENV", "AgentSpec", "RunDirs", "Scenario", "lab_home"]
 
@@ -109,6 +109,9 @@ class AgentSpec:
     # chat request without tools is a side request (the default) or a turn (aider).
     dialect = Dialect()
     ui: Ui
+    # The standard scenarios' dialog and words (shapes.Standard): an adapter that sets it needs
+    # no `build`, only the scenarios of its own (`own_scenarios`).
+    standard: ClassVar[Standard | None] = None
     # Turns of this agent's own, searched before the shared stories (a shorter answer, another
     # command): the first turn whose key the prompt contains answers it.
     turns: ClassVar[tuple[Turn, ...]] = ()
@@ -121,11 +124,26 @@ class AgentSpec:
     # options ride in every scenario's options, where `launch` applies them.
     dresses: ClassVar[dict[str, Dress]] = {}
 
+    # An npm agent in the prefix install.sh gives it (`npm-<name>/`, a release's
+    # `npm-<name>-<VER>/`): its package and the command npm links for it (default: its name).
+    # With these `binary` and `read_version` need no code; other installs override both.
+    npm_package: ClassVar[str | None] = None
+    npm_command: ClassVar[str | None] = None
+
+    def npm_home(self) -> Path:
+        """The npm prefix of the release that runs: the pinned one, else the default install."""
+        return self.release_prefix(self.pinned) if self.pinned else npm_prefix(self.name)
+
     def binary(self) -> Path:
-        raise NotImplementedError
+        if self.npm_package is None:
+            raise NotImplementedError(f"{self.name}: no `npm_package` and no `binary`")
+        return self.npm_home() / "node_modules" / ".bin" / (self.npm_command or self.name)
 
     def read_version(self) -> str:
-        raise NotImplementedError
+        """The installed package's own version (what `--version` prints may differ: Grok)."""
+        if self.npm_package is None:
+            raise NotImplementedError(f"{self.name}: no `npm_package` and no `read_version`")
+        return package_version(self.npm_home() / "node_modules" / self.npm_package / "package.json")
 
     def launch(
         self, dirs: RunDirs, url: str, scenario: Scenario
@@ -135,8 +153,15 @@ class AgentSpec:
         raise NotImplementedError
 
     def build(self, shapes: Shapes) -> list[Scenario]:
-        """The scenarios, in the order `record --scenario all` plays them."""
-        raise NotImplementedError
+        """The scenarios, in the order `record --scenario all` plays them: the standard ones,
+        then the adapter's own. An adapter whose scenarios go in another order overrides it."""
+        if self.standard is None:
+            raise NotImplementedError(f"{self.name}: no `standard` and no `build`")
+        return [*shapes.standard(self.standard), *self.own_scenarios(shapes)]
+
+    def own_scenarios(self, shapes: Shapes) -> list[Scenario]:
+        """The scenarios only this agent plays, after the standard ones."""
+        return []
 
     # Whether install.sh puts other releases beside the default install (`<NAME>_VERSIONS="VER"
     # install.sh NAME` into npm-<name>-<VER>/), and the one `use_version` chose.

@@ -319,17 +319,7 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                             "item": {"type": "reasoning", "id": item_id, "summary": []},
                         }
                     )
-                    for piece in chunks(step.text, step.chunk):
-                        time.sleep(step.delay)
-                        self._typed(
-                            {
-                                "type": "response.reasoning_summary_text.delta",
-                                "item_id": item_id,
-                                "output_index": out,
-                                "summary_index": 0,
-                                "delta": piece,
-                            }
-                        )
+                    self._item_deltas(step, "reasoning_summary_text", item_id, out, "summary_index")
                     self._typed(
                         {
                             "type": "response.output_item.done",
@@ -365,17 +355,7 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                             "part": {"type": "output_text", "text": "", "annotations": []},
                         }
                     )
-                    for piece in chunks(step.text, step.chunk):
-                        time.sleep(step.delay)
-                        self._typed(
-                            {
-                                "type": "response.output_text.delta",
-                                "item_id": item_id,
-                                "output_index": out,
-                                "content_index": 0,
-                                "delta": piece,
-                            }
-                        )
+                    self._item_deltas(step, "output_text", item_id, out, "content_index")
                     self._typed(
                         {
                             "type": "response.output_item.done",
@@ -421,6 +401,23 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                     },
                 }
             )
+
+        def _item_deltas(
+            self, step: Text | Thinking, kind: str, item_id: str, out: int, part: str
+        ) -> None:
+            """A Responses item's text in deltas (`response.<kind>.delta`), paced as the step
+            says; `part` names the index of the part they belong to."""
+            for piece in chunks(step.text, step.chunk):
+                time.sleep(step.delay)
+                self._typed(
+                    {
+                        "type": f"response.{kind}.delta",
+                        "item_id": item_id,
+                        "output_index": out,
+                        part: 0,
+                        "delta": piece,
+                    }
+                )
 
         # -- Gemini ------------------------------------------------------------------------------
         def _gemini(self, body: Json, path: str, stream: bool) -> None:
@@ -583,25 +580,23 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
 # -- routing and conversation position ----------------------------------------------------------
 
 
+# The route of a request by how its path ends, the first match winning.
+ROUTES = (
+    ("/messages/count_tokens", "anthropic_count"),
+    ("/messages", "anthropic"),
+    ("/responses", "responses"),
+    (":streamGenerateContent", "gemini_stream"),
+    (":generateContent", "gemini"),
+    (":countTokens", "gemini_count"),
+    ("/chat/completions", "chat"),
+)
+
+
 def _route(path: str) -> str:
     augment = augment_api.route(path)
     if augment is not None:
         return augment
-    if path.endswith("/messages/count_tokens"):
-        return "anthropic_count"
-    if path.endswith("/messages"):
-        return "anthropic"
-    if path.endswith("/responses"):
-        return "responses"
-    if path.endswith(":streamGenerateContent"):
-        return "gemini_stream"
-    if path.endswith(":generateContent"):
-        return "gemini"
-    if path.endswith(":countTokens"):
-        return "gemini_count"
-    if path.endswith("/chat/completions"):
-        return "chat"
-    return "unknown"
+    return next((route for end, route in ROUTES if path.endswith(end)), "unknown")
 
 
 def _summary(body: Json) -> Json:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
-from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
@@ -13,8 +11,17 @@ from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Sleep, Type
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, package_version
 from tools.agentlab.dress import Dress
+from tools.agentlab.gemini_family import (
+    NO_REPORTS,
+    family_ui,
+    security,
+    trusted,
+    ui_block,
+    ui_dresses,
+    write_settings,
+)
 from tools.agentlab.script import Pause, Text, Thinking, Tool, Turn
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard
 
 SPINNER = r"esc to cancel, \d+s|\(esc to cancel"
 IDLE = Cue(
@@ -24,45 +31,9 @@ IDLE = Cue(
 )
 WORKING = Cue(SPINNER)
 APPROVAL = Cue(r"Allow execution|Apply this change\?|Allow once")
-TRUST = Cue(r"Do you trust the files in this folder|Do you trust this folder|Trust folder")
 DRAFT_IDLE = Cue(r"> +Do you want to proceed", absent=SPINNER)
-
-
-def ui_dresses(light_theme: str) -> dict[str, Dress]:
-    """The dresses of Gemini CLI's settings (and its fork Qwen Code's): a light theme, the
-    screen-reader mode, the loading phrases off."""
-    return {
-        d.name: d
-        for d in (
-            Dress("light", f"ui.theme {light_theme}", options={"theme": light_theme}),
-            Dress(
-                "screenreader",
-                "ui.accessibility.screenReader: plain-text output",
-                options={"screen_reader": True},
-            ),
-            Dress(
-                "nophrases",
-                "ui.accessibility.enableLoadingPhrases off (no witty phrases on the spinner row)",
-                options={"loading_phrases": False},
-            ),
-        )
-    }
-
-
-def ui_settings(options: Mapping[str, object]) -> dict[str, object]:
-    """The `ui` settings those dresses' options ask for (empty: none)."""
-    ui: dict[str, object] = {}
-    if options.get("theme"):
-        ui["theme"] = options["theme"]
-    accessibility: dict[str, object] = {}
-    if options.get("screen_reader"):
-        accessibility["screenReader"] = True
-    if options.get("loading_phrases") is False:
-        accessibility["enableLoadingPhrases"] = False
-    if accessibility:
-        ui["accessibility"] = accessibility
-    return ui
-
+APPROVE = Keys(("Enter",), "1. Allow once")
+TRUST = Cue(r"Do you trust the files in this folder|Do you trust this folder|Trust folder")
 
 # Loop detection (LoopDetectionService in the bundle): within one prompt, the 5th identical tool
 # call in a row, or a 50-character chunk of streamed text seen 10 times close together, is a
@@ -166,16 +137,21 @@ class Gemini(AgentSpec):
     # Its settings a user can turn on, as `--dress NAME`.
     dresses: ClassVar[dict[str, Dress]] = ui_dresses("Default Light")
     # A pause before Enter: an Enter that follows typed text too closely was sometimes taken
-    # as part of a paste and did not submit (seen at 200x50). The end of a turn also waits for
-    # the fake server to be quiet; dialogs and turns are shorter than Claude's (see GEMINI_TURNS).
-    ui = Ui(
-        idle=IDLE,
-        working=WORKING,
-        submit_pause=1.2,
-        done_settle=1.0,
-        done_quiet=True,
-        dialog_settle=1.2,
-        stream_settle=1.0,
+    # as part of a paste and did not submit (seen at 200x50). Turns are kept shorter than
+    # Claude's (see GEMINI_TURNS).
+    ui = family_ui(IDLE, WORKING, submit_pause=1.2)
+    standard = Standard(
+        dialog=APPROVAL,
+        what="shell confirmation",
+        first_option="1. Allow once",
+        approved="shell confirmation approved (Allow once)",
+        bash="shell confirmation",
+        edit="edit confirmation (replace)",
+        write="new-file confirmation (write_file)",
+        draft=DRAFT_IDLE,
+        startup="launch with the workspace trusted; input box ready",
+        thinking="thought parts streamed before the answer",
+        trust=TRUST,
     )
 
     def binary(self) -> Path:
@@ -186,33 +162,10 @@ class Gemini(AgentSpec):
     def read_version(self) -> str:
         return package_version(self.binary().parent.parent / "package.json")
 
-    def build(self, s: Shapes) -> list[Scenario]:
-        approve = Keys(("Enter",), "1. Allow once")
-        return [
-            s.startup("launch with the workspace trusted; input box ready"),
-            s.text(),
-            *s.approvals(
-                what="shell confirmation",
-                approved="shell confirmation approved (Allow once)",
-                dialog=s.blocked(APPROVAL, "shell confirmation"),
-                first_option="1. Allow once",
-            ),
-            *s.interrupts(),
-            s.edit_write(
-                "edit confirmation, then new-file confirmation, both approved",
-                edit=s.blocked(APPROVAL, "edit confirmation (replace)"),
-                approve=approve,
-                between=s.working("edit approved", Cue(SPINNER, absent=APPROVAL.pattern)),
-                write=s.blocked(APPROVAL, "new-file confirmation (write_file)"),
-            ),
-            *s.answers("thought parts streamed before the answer", "a long answer that scrolls"),
-            s.draft(DRAFT_IDLE),
-            s.startup_dialog("trust_dialog", "folder trust dialog", TRUST, seed_trust=False),
-            *self.configs(s, approve),
-            *self.loop_scenarios(s),
-        ]
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
+        return [*self.approval_modes(s), *self.loop_scenarios(s)]
 
-    def configs(self, s: Shapes, approve: Keys) -> list[Scenario]:
+    def approval_modes(self, s: Shapes) -> list[Scenario]:
         """What users change: YOLO and auto-edit approval modes, /rewind (checkpoints)."""
         auto_edit = ["--approval-mode", "auto_edit"]
         return [
@@ -233,7 +186,7 @@ class Gemini(AgentSpec):
                 "--approval-mode auto_edit: a shell command still asks; approved",
                 st.P_BASH,
                 s.blocked(APPROVAL, "shell confirmation (auto-edit mode)"),
-                approve,
+                APPROVE,
                 s.working("approved; command running"),
                 args=auto_edit,
             ),
@@ -304,29 +257,24 @@ class Gemini(AgentSpec):
     def launch(
         self, dirs: RunDirs, url: str, scenario: Scenario
     ) -> tuple[list[str], dict[str, str]]:
-        gem = dirs.home / ".gemini"
-        gem.mkdir()
-        trusted = bool(scenario.options.get("seed_trust", True))
-        settings = {
-            "security": {
-                "auth": {"selectedType": "gemini-api-key"},
-                "folderTrust": {"enabled": not trusted},
+        general = {"disableAutoUpdate": True, "disableUpdateNag": True}
+        write_settings(
+            dirs,
+            ".gemini",
+            {
+                **security("gemini-api-key", scenario),
+                "general": general,
+                **NO_REPORTS,
+                **ui_block(scenario),
             },
-            "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
-            "privacy": {"usageStatisticsEnabled": False},
-            "telemetry": {"enabled": False},
-        }
-        ui = ui_settings(scenario.options)
-        if ui:
-            settings["ui"] = ui
-        (gem / "settings.json").write_text(json.dumps(settings, indent=1))
+        )
         env = self.env(
             dirs,
             GEMINI_API_KEY="agentlab-fake-key",
             GOOGLE_GEMINI_BASE_URL=url,
             GEMINI_CLI_NO_RELAUNCH="true",
         )
-        if trusted:
+        if trusted(scenario):
             env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
         node = shutil.which("node") or "/usr/bin/node"
         extra = [str(a) for a in scenario.options.get("args", [])]  # type: ignore[attr-defined]

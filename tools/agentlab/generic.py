@@ -60,6 +60,18 @@ def answer(text: str, note: str) -> list[Action]:
     return [Keys((text, "Enter") if text else ("Enter",), note)]
 
 
+def typed_fast(command: str, note: str) -> list[Action]:
+    """A whole command at once (a paste, a completion, a fast typist between two reads): the
+    prompt's row changes by more than a keystroke, and it is still typing, not output."""
+    return [Type(command, note)]
+
+
+def sent(line: str, note: str, settle: float = 2.5) -> Expect:
+    """The line just sent (`line`: a regex of the whole last row), the cursor under it, nothing
+    printed yet: the program works silently (held `settle` seconds)."""
+    return Expect("working", Cue(line + "$", tail=1), note, settle=settle)
+
+
 def secret(text: str, note: str) -> list[Action]:
     """A passphrase: typed (not echoed), then Enter."""
     return [Type(text, note), Keys(("Enter",), "send it")]
@@ -76,6 +88,14 @@ select branch in main develop release; do echo "picked $branch"; break; done
 read -r -p "Press Enter to continue..." _
 python3 -c "input('Upload the report too? (y/n) ')"
 echo "all done"
+"""
+
+
+QUIET_SCRIPT = """#!/bin/bash
+read -r -s -p "Password: " pw
+echo
+sleep 4
+echo "unlocked"
 """
 
 
@@ -111,7 +131,18 @@ class GenericProgram(AgentSpec):
     def launch(
         self, dirs: RunDirs, url: str, scenario: Scenario
     ) -> tuple[list[str], dict[str, str]]:
-        env = self.env(dirs, PS1=PS1, GIT_PAGER="cat", PAGER="cat", HISTFILE="/dev/null")
+        env = self.env(
+            dirs,
+            PS1=PS1,
+            GIT_PAGER="cat",
+            PAGER="cat",
+            HISTFILE="/dev/null",
+            # npm: no update check, no funding line (offline, and the same screen every run)
+            npm_config_update_notifier="false",
+            npm_config_fund="false",
+            npm_config_audit="false",
+            PYTHONSTARTUP="",
+        )
         return ["bash", "--norc", "--noprofile", "-i"], env
 
 
@@ -216,6 +247,92 @@ PROGRAMS: dict[str, GenericProgram] = {
                 back_at_prompt(r"^all done", "the script ended, back at the shell prompt"),
             ],
             files={"ask.sh": ASK_SCRIPT},
+        ),
+    ),
+    "npm-init": GenericProgram(
+        "npm-init",
+        ["npm", "--version"],
+        scenario(
+            "fields",
+            "npm init: one field a row (`package name: (proj)`, `version: (1.0.0)`, "
+            "`description:` without a default, ...), then `Is this OK? (yes)`",
+            [
+                at_prompt("shell prompt"),
+                run("npm init", "npm init"),
+                asks(r"^package name: \([^)]+\)", "package name: (default)"),
+                answer("", "take the default"),
+                asks(r"^version: \(1\.0\.0\)", "version: (1.0.0)"),
+                answer("", "take the default"),
+                asks(r"^description:", "description: (no default)"),
+                answer("a lab demo", "a description"),
+                asks(r"^entry point: \(index\.js\)", "entry point: (index.js)"),
+                answer("", "take the default"),
+                asks(r"^test command:", "test command: (no default)"),
+                answer("", "leave it empty"),
+                asks(r"^git repository:", "git repository: (no default)"),
+                answer("", "leave it empty"),
+                asks(r"^keywords:", "keywords:"),
+                answer("", "leave it empty"),
+                asks(r"^author:", "author:"),
+                answer("", "leave it empty"),
+                asks(r"^license: \(ISC\)", "license: (ISC)"),
+                answer("", "take the default"),
+                # npm 11 asks the module type too (npm 10 did not)
+                asks(r"^type: \(commonjs\)", "type: (commonjs)"),
+                answer("", "take the default"),
+                asks(r"Is this OK\? \(yes\)", "Is this OK? (yes)"),
+                answer("", "yes"),
+                at_prompt("package.json written, back at the shell prompt"),
+            ],
+        ),
+    ),
+    "python-repl": GenericProgram(
+        "python-repl",
+        ["python3", "--version"],
+        scenario(
+            "repl",
+            "python3's REPL: a line typed at once at `>>> `, run silently for 4 s, then "
+            "its answer and the prompt back",
+            [
+                at_prompt("shell prompt"),
+                run("python3 -q", "start the REPL"),
+                Expect("idle", Cue(r"^>>>$", tail=1), "the REPL's prompt", settle=SETTLE_IDLE),
+                typed_fast("import time; time.sleep(4); print(6 * 7)", "a line, typed at once"),
+                Expect(
+                    "idle",
+                    Cue(r"^>>> import time; time\.sleep\(4\); print\(6 \* 7\)$", tail=1),
+                    "typed, not sent: still at the prompt",
+                    settle=1.0,
+                ),
+                Keys(("Enter",), "run it"),
+                sent(r"^>>> import time; time\.sleep\(4\); print\(6 \* 7\)", "it sleeps, silently"),
+                Expect("idle", Cue(r"^42\n>>>$", tail=2), "the answer, the prompt back"),
+                Keys(("C-d",), "leave the REPL"),
+                at_prompt("back at the shell prompt"),
+            ],
+        ),
+    ),
+    "quiet-work": GenericProgram(
+        "quiet-work",
+        ["bash", "--version"],
+        scenario(
+            "password_then_quiet",
+            "a command typed at once that works silently for 4 s, then a script that asks "
+            "a password and works silently for 4 s after it",
+            [
+                at_prompt("shell prompt"),
+                typed_fast("sleep 4", "a command, typed at once"),
+                Expect("idle", Cue(r"^lab@box:~/proj\$ sleep 4$", tail=1), "typed", settle=1.0),
+                Keys(("Enter",), "run it"),
+                sent(r"^lab@box:~/proj\$ sleep 4", "sleep: nothing printed"),
+                at_prompt("back at the shell prompt"),
+                run("bash quiet.sh", "run the script"),
+                asks(r"^Password:", "read -s -p Password:"),
+                secret("lab-secret", "type it (not echoed)"),
+                sent(r"^Password:", "the script works silently after the password"),
+                back_at_prompt(r"^unlocked", "the script ended, back at the shell prompt"),
+            ],
+            files={"quiet.sh": QUIET_SCRIPT},
         ),
     ),
 }

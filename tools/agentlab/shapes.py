@@ -5,6 +5,7 @@ its notes) and picks the shapes that apply; only what is its own stays in its mo
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from tools.agentlab import stories as st
@@ -53,6 +54,31 @@ class Ui:
     # the end of the turn): longer for agents whose first turn boots services first (OpenCode).
     turn_timeout: float = 30.0
     stream_settle: float = 1.5  # streaming time before an interrupt
+
+
+@dataclass(frozen=True)
+class Standard:
+    """The standard scenarios of an agent, as data: its approval dialog and what its notes call
+    things. An adapter that sets `standard` plays them (`Shapes.standard`) without a `build` of
+    its own: start-up, a text turn, the command approved, rejected with Esc and with No, the
+    essay interrupted with Esc and Ctrl-C, the edit and the new file approved, the long,
+    thinking and ask-back answers, a draft; a trust dialog at start-up and the hooks' payloads
+    when it has them."""
+
+    dialog: Cue  # the approval dialog (the command's, the edit's, the new file's)
+    what: str  # what the dialog is called in the notes: "shell confirmation"
+    first_option: str  # the note on Enter, which chooses the first option: "1. Allow once"
+    bash: str  # the note on the command's dialog
+    edit: str = "edit confirmation"  # the note on the edit's dialog
+    write: str = "new-file confirmation"  # the note on the new file's dialog
+    edit_write: str = "edit confirmation, then new-file confirmation, both approved"
+    approved: str | None = None  # bash_yes's description; None: "<what> approved (<first>)"
+    reject: Action | None = NO_OPTION  # how No is chosen; None: the dialog has no No
+    draft: Cue | None = None  # the input box showing the draft (None: no draft scenario)
+    startup: str = "launch; input box ready"  # the start-up scenario's description
+    thinking: str = "reasoning streamed before the answer"  # the thinking scenario's
+    trust: Cue | None = None  # a trust dialog at start-up (unless option seed_trust)
+    hooks: bool = False  # hooks_bash: the adapter's launch writes osf-tmux's hooks
 
 
 class Shapes:
@@ -105,6 +131,44 @@ class Shapes:
         return Expect("working", cue or self.ui.working, note, timeout=self.ui.turn_timeout)
 
     # -- scenario shapes -----------------------------------------------------------------------
+    def standard(self, std: Standard) -> list[Scenario]:
+        """The standard scenarios (see `Standard`), in the order `record --scenario all` plays
+        them."""
+        approve = Keys(("Enter",), std.first_option)
+        dialog = self.blocked(std.dialog, std.bash)
+        between = dataclasses.replace(self.ui.working, absent=std.dialog.pattern)
+        out = [
+            self.startup(std.startup),
+            self.text(),
+            *self.approvals(
+                what=std.what,
+                approved=std.approved or f"{std.what} approved ({std.first_option})",
+                dialog=dialog,
+                first_option=std.first_option,
+                reject=std.reject,
+            ),
+            *self.interrupts(),
+            self.edit_write(
+                std.edit_write,
+                edit=self.blocked(std.dialog, std.edit),
+                approve=approve,
+                between=self.working("edit approved", between),
+                write=self.blocked(std.dialog, std.write),
+            ),
+            *self.answers(std.thinking),
+        ]
+        if std.draft is not None:
+            out.append(self.draft(std.draft))
+        if std.trust is not None:
+            out.append(
+                self.startup_dialog(
+                    "trust_dialog", "folder trust dialog", std.trust, seed_trust=False
+                )
+            )
+        if std.hooks:
+            out.append(self.hooks_bash(f"{std.what} approved", dialog, approve))
+        return out
+
     def startup(self, desc: str) -> Scenario:
         return self.sc("startup", desc, self.start())
 
@@ -180,31 +244,23 @@ class Shapes:
                 working or self.working("approved; command running"),
             )
         ]
-        place = self.ui.place
-        if esc:
-            out.append(
-                self.sc(
-                    "bash_esc",
-                    f"{what} rejected with Esc",
-                    self.start(),
-                    self.ask(st.P_BASH),
-                    dialog,
-                    Keys(("Escape",), "reject with Esc"),
-                    self.done(f"rejected with Esc; back at the {place}"),
+        rejections = (
+            ("bash_esc", "with Esc", "Esc", Keys(("Escape",), "reject with Esc") if esc else None),
+            ("bash_no", "by choosing No", "No", reject),
+        )
+        for name, how, said, key in rejections:
+            if key is not None:
+                out.append(
+                    self.sc(
+                        name,
+                        f"{what} rejected {how}",
+                        self.start(),
+                        self.ask(st.P_BASH),
+                        dialog,
+                        key,
+                        self.done(f"rejected with {said}; back at the {self.ui.place}"),
+                    )
                 )
-            )
-        if reject is not None:
-            out.append(
-                self.sc(
-                    "bash_no",
-                    f"{what} rejected by choosing No",
-                    self.start(),
-                    self.ask(st.P_BASH),
-                    dialog,
-                    reject,
-                    self.done(f"rejected with No; back at the {place}"),
-                )
-            )
         return out
 
     def interrupts(

@@ -1,0 +1,5 @@
+"""The fleet's tests reach a private sshd (tests/support/sshd.py)."""
+
+from tests.support.sshd import sshd
+
+__all__ = ["sshd"]
