@@ -240,6 +240,10 @@ class PaneRegistry:
         if (
             if_changed
             and w.manifest is None
+            # Someone else's pipe brings us none of its bytes: whether it printed lately is
+            # unknown, so it is read at every sweep (an agent started by a launcher that stays
+            # in the foreground changes nothing tmux lists; issue #30 found it 8.8 s late).
+            and w.mode != "foreign"
             and w.identity[1:] == listed
             and now - w.signature_read < self.settings.quiet_identify
             and now - w.last_bytes >= self.settings.quiet_identify

@@ -13,6 +13,7 @@ from osf_tmux.daemon.scheduler import Scheduler
 from osf_tmux.daemon.source import PaneCapture, capture_panes, tabs_as_spaces
 from osf_tmux.daemon.watch import PaneTable, PaneWatch, Settings
 from osf_tmux.tmux import NoServerError, Tmux, TmuxError
+from osf_tmux.vt.grid import BLANK
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.snapshot import Snapshot
 
@@ -123,7 +124,10 @@ class ScreenSync:
 
     def cross_check(self) -> None:
         """Compare the screens of panes that printed and then went quiet with tmux's; one that
-        differs is seeded again."""
+        differs is seeded again, unless it drew while the capture was taken (bytes came into
+        its FIFO since just before it, or wait there unread): tmux's screen then holds what
+        ours has yet to read, a race and not a screen astray. Races are counted
+        (`check_races`) and the pane compared again at the next check."""
         due = [
             w
             for w in self.table.panes.values()
@@ -137,6 +141,8 @@ class ScreenSync:
         ]
         if not due:
             return
+        # A FIFO's stamp comes from a coarse clock, a tick or two behind.
+        before = self.clock.wall() - self.settings.stamp_slack
         try:
             captures = capture_panes(self.tmux, [w.info.pane_id for w in due], escapes=False)
         except NoServerError:
@@ -151,20 +157,30 @@ class ScreenSync:
             w.checked_bytes = False
             mine = w.screen.snapshot().rows
             stops, cols = w.screen.tab_stops(), w.screen.size[0]
-            theirs = tuple(tabs_as_spaces(line, stops, cols).rstrip() for line in cap.lines)
-            if mine != theirs:
-                w.mismatches += 1
-                self.table.counters["mismatches"] += 1
-                w.needs_seed = True
-                self.table.active.add(w.info.pane_id)
-                bad = (
-                    next(i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b)
-                    if len(mine) == len(theirs)
-                    else -1
+            # Only blanks: tmux keeps other trailing spaces (Claude Code's prompt is `❯` and a
+            # no-break space, U+00A0), and so does our screen.
+            theirs = tuple(tabs_as_spaces(line, stops, cols).rstrip(BLANK) for line in cap.lines)
+            if mine == theirs:
+                continue
+            if w.pipe is not None and w.pipe.written_since(before):
+                self.table.counters["check_races"] += 1
+                w.checked_bytes = True
+                log.debug(
+                    "%s: drew while its screen was captured; compared again later", w.info.pane_id
                 )
-                log.warning(
-                    "%s: screen differs from capture-pane (row %d); re-seeding", w.info.pane_id, bad
-                )
+                continue
+            w.mismatches += 1
+            self.table.counters["mismatches"] += 1
+            w.needs_seed = True
+            self.table.active.add(w.info.pane_id)
+            bad = (
+                next(i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b)
+                if len(mine) == len(theirs)
+                else -1
+            )
+            log.warning(
+                "%s: screen differs from capture-pane (row %d); re-seeding", w.info.pane_id, bad
+            )
 
 
 def screen_from_capture(cap: PaneCapture) -> PaneScreen:

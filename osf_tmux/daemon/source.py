@@ -16,6 +16,8 @@ import os
 import re
 import shlex
 import stat
+import sys
+import termios
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,6 +110,17 @@ class PanePipe:
             return None
         self.stamp_ns = stamp
         return stamp / 1e9
+
+    def written_since(self, wall: float) -> bool:
+        """Whether bytes came into the FIFO at `wall` (wall-clock seconds) or later, or wait
+        in it unread: the pane drew while, say, a `capture-pane` was taken. Leaves the stamp
+        `write_stamp` compares with alone."""
+        try:
+            stamp = os.fstat(self.read_fd).st_mtime_ns / 1e9
+            waiting = fcntl.ioctl(self.read_fd, termios.FIONREAD, b"\0\0\0\0")
+        except OSError:
+            return False
+        return stamp >= wall or int.from_bytes(waiting, sys.byteorder) > 0
 
     def close(self) -> None:
         for fd in (self.read_fd, self.keep_fd):

@@ -161,6 +161,8 @@ COUNTERS = (
     "publishes",
     "reseeds",
     "mismatches",
+    # cross-checks that found a pane drawing while its screen was captured (not a mismatch)
+    "check_races",
     "wakeups",  # loop turns that waited for bytes or a deadline
     "judged",  # screens judged; of them, classified (the rest kept their verdict)
     "classified",

@@ -83,6 +83,13 @@ class PaneState:
 @dataclass(frozen=True)
 class Timing:
     idle_confirm: float = 0.4  # a return to idle must hold this long, with the pane quiet
+    # ... and a return that finishes a turn (`done`, judged from the screen) this long: Codex
+    # shows its idle composer for 0.17-0.6 s between the work of a turn and its first approval
+    # dialog (issue #30: a `done` flash on the status bar each time it outlasted 0.4 s). An
+    # agent's own report of the end of its turn (a Stop hook) needs only `idle_confirm`. The
+    # pane must still have been quiet for `idle_confirm` only: a screen that keeps redrawing
+    # (a clock, a status line) after its turn is not kept from `done` any longer than before.
+    done_confirm: float = 1.0
     idle_max: float = 8.0  # ... or hold this long while the pane keeps printing
     report_ttl: float = 30.0  # an agent report older than this is ignored
     blocked_report_grace: float = 2.0  # a screen not blocked this long after a blocked report wins
@@ -98,6 +105,7 @@ class PaneTracker:
         self.timing = timing or Timing()
         self.current = PaneState(None, 0.0, None, "none")
         self._idle_since: float | None = None
+        self._confirm = self.timing.idle_confirm  # how long the pending return must hold
         self._quiet_since = float("-inf")
         self._after_prompt = False  # `working` only because a prompt just went away
         self._last_seen = float("-inf")
@@ -121,7 +129,9 @@ class PaneTracker:
             if self._idle_since is None:
                 return self._flow.ends()
             # Back at its own prompt while the flow lasts: the confirmation comes first.
-            confirm = max(self._idle_since, self._quiet_since) + self.timing.idle_confirm
+            confirm = max(
+                self._idle_since + self._confirm, self._quiet_since + self.timing.idle_confirm
+            )
             return min(confirm, self._flow.ends())
         if self._holds is not None and self._idle_since is None:
             # Working by a hold: look again when it lapses (then the return to idle is timed)
@@ -133,7 +143,7 @@ class PaneTracker:
         if self._idle_since is None:
             return None
         t = self.timing
-        confirm = max(self._idle_since, self._quiet_since) + t.idle_confirm
+        confirm = max(self._idle_since + self._confirm, self._quiet_since + t.idle_confirm)
         return min(confirm, self._idle_since + t.idle_max)
 
     def _flowing(self, obs: Observation, now: float) -> bool:
@@ -164,7 +174,7 @@ class PaneTracker:
         t = self.timing
         held = now - self._idle_since if self._idle_since is not None else 0.0
         quiet = now - self._quiet_since
-        return (held >= t.idle_confirm and quiet >= t.idle_confirm) or held >= t.idle_max
+        return (held >= self._confirm and quiet >= t.idle_confirm) or held >= t.idle_max
 
     def update(self, obs: Observation, now: float, wall: float) -> PaneState:
         if obs.seen:
@@ -204,6 +214,18 @@ class PaneTracker:
         if cur in ("blocked", "working"):
             if self._idle_since is None:
                 self._idle_since = now
+            # A turn finished if it really worked; leaving a prompt for the idle screen (the
+            # prompt was rejected) finishes nothing.
+            # Back at a program's own prompt (`at_prompt`) nobody's turn finished either: a
+            # command line or a REPL is not an agent that was asked for something.
+            finished = (cur == "working" and not self._after_prompt and not at_prompt) or (
+                raw == "done"
+            )
+            target = "done" if finished and not obs.seen else "idle"
+            t = self.timing
+            self._confirm = (
+                t.done_confirm if target == "done" and source == "screen" else t.idle_confirm
+            )
             if not self._idle_confirmed(now):
                 if cur == "blocked":
                     # The prompt is gone, so nobody is waited for any more: show the agent as
@@ -213,14 +235,6 @@ class PaneTracker:
                     self._set("working", rule, source, wall)
                     self._idle_since, self._after_prompt = since, True
                 return self.current
-            # A turn finished if it really worked; leaving a prompt for the idle screen (the
-            # prompt was rejected) finishes nothing.
-            # Back at a program's own prompt (`at_prompt`) nobody's turn finished either: a
-            # command line or a REPL is not an agent that was asked for something.
-            finished = (cur == "working" and not self._after_prompt and not at_prompt) or (
-                raw == "done"
-            )
-            target = "done" if finished and not obs.seen else "idle"
             return self._set(target, rule, source, wall)
         if cur == "done" and not obs.seen:
             return self.current
@@ -283,6 +297,7 @@ class PaneTracker:
 
     def _set(self, state: str | None, rule: str | None, source: str, wall: float) -> PaneState:
         self._idle_since = None
+        self._confirm = self.timing.idle_confirm
         self._after_prompt = False
         self._erased_since = None
         self._erased = False

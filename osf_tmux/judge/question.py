@@ -99,17 +99,37 @@ def prompt_identity(snap: Snapshot | None) -> str:
     dialog up to its menu (the question and the command or file around it: Codex's command
     under its `Reason: …?`), with the whitespace left out and counted in characters from the
     question's `?`, not in rows, so that the prompt rewrapped by a resize reads the same. Not
-    the menu: narrow panes cut its labels short. '' when the screen shows no question."""
+    the menu: narrow panes cut its labels short. Not the transcript above the dialog either
+    (only the question's block of rows and the block over it): a resize shows more or less of
+    the transcript, and the same command asked again sits under another answer. '' when the
+    screen shows no question."""
     if snap is None:
         return ""
-    content = _content(snap)
-    live = max(0, len(content) - LIVE_ROWS)
-    q = _asked(content[live:])
+    rows = [r.strip(_BOX_SIDES) for r in snap.rows]
+    kept = [y for y, r in enumerate(rows) if r and not is_rule_row(r)]
+    live = kept[-LIVE_ROWS:]
+    q = _asked([rows[y] for y in live])
     if q is None:
         return ""
-    end = next(
-        (i for i in range(live + q + 1, len(content)) if _MENU_ROW.match(content[i])), len(content)
-    )
-    text = "".join("".join(content[:end]).split())
+    asked = live[q]
+    top = _paragraph_top(snap.rows, asked)
+    end = next((y for y in kept if y > asked and _MENU_ROW.match(rows[y])), len(rows))
+    text = "".join("".join(rows[y] for y in kept if top <= y < end).split())
     cut = text.rfind("?") + 1
     return text[max(0, cut - IDENTITY_LEAD) : cut] + text[cut:]
+
+
+def _paragraph_top(rows: tuple[str, ...], asked: int) -> int:
+    """The first row of the dialog over row `asked`: the block of rows the question is in (a
+    narrow pane wraps the question over several), and the block over that, across blank
+    rows (Codex draws its question a blank row under the command it runs, and `Environment:
+    local` a blank row over `Reason: …?`); blocks end at a row blank on the screen itself,
+    not at a box's side drawn around nothing (Gemini CLI keeps its command inside its box)."""
+    y = asked
+    while y >= 0 and rows[y].strip():
+        y -= 1
+    while y >= 0 and not rows[y].strip():
+        y -= 1
+    while y >= 0 and rows[y].strip():
+        y -= 1
+    return y + 1

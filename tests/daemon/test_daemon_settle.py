@@ -212,12 +212,12 @@ def blink_after_idle(rig: Rig, blink: bool) -> list[tuple[float, str | None]]:
 
 
 def test_a_cursor_that_only_blinks_lets_the_return_to_idle_hold(rig: Rig) -> None:
-    # The bytes never stop, the text does: the return to idle is confirmed after idle_confirm
-    # (0.4 s), not after idle_max (8 s).
+    # The bytes never stop, the text does: the end of the turn is confirmed after
+    # done_confirm (1 s), not after idle_max (8 s).
     seen = blink_after_idle(rig, blink=True)
     assert seen[-1][1] == "done"
     first = next(t for t, state in seen if state == "done")
-    assert first <= 0.7
+    assert first <= rig.daemon.settings.timing.done_confirm + 0.3
 
 
 def test_output_that_changes_the_text_still_holds_the_return_to_idle(rig: Rig) -> None:

@@ -138,7 +138,7 @@ def test_the_tracker_is_handed_the_holds_that_match(rig: Rig) -> None:
     assert rig.state == "working" and rig.watch.tracker.current.rule == "drawn"
     rig.show("answer grows more", "")  # its conditions no longer hold: the turn ends
     assert rig.watch.holding == frozenset()
-    rig.turn(rig.step.settings.timing.idle_confirm + 0.01)
+    rig.turn(rig.step.settings.timing.done_confirm + 0.01)
     assert rig.state == "done"
 
 

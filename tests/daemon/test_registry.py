@@ -132,3 +132,25 @@ def test_a_quiet_plain_pane_is_not_identified_again_at_every_sweep(
     rig.sweep(pane(1, pid=11, agent_override="claude"))  # tmux lists it otherwise: read now
     assert read == [11, 11, 11]
     assert rig.table.panes["%1"].manifest is not None
+
+
+def test_a_plain_pane_with_someone_elses_pipe_is_identified_at_every_sweep(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its bytes never reach us, so nothing tells that it printed: an agent a launcher starts
+    there (the launcher stays in the foreground, tmux lists the pane as before) is found at
+    the next sweep, as in a pane whose pipe is ours, not `quiet_identify` (10 s) later."""
+    foreground = [(11, "sh")]
+    monkeypatch.setattr("osf_tmux.daemon.registry.foreground_signature", lambda pid: foreground[-1])
+    rig.registry.identify_argv = lambda pid: [
+        line.split()[1:] for line in foreground[-1][1].splitlines()[1:]
+    ]
+    rig.tmux.foreign = {"%1"}
+    rig.sweep(pane(1, pid=11, current_command="sh"))
+    w = rig.table.panes["%1"]
+    assert w.mode == "foreign" and w.manifest is None
+    rig.clock.advance(rig.registry.settings.sweep_interval)
+    foreground.append((11, "sh -c launch\n12 node codex.js"))
+    rig.sweep(pane(1, pid=11, current_command="sh"))
+    assert w.manifest is not None and w.manifest.agent == "codex"
+    assert rig.table.polled == {"%1"}

@@ -12,12 +12,17 @@ def verdict(state: str) -> Verdict:
     return Verdict(state, f"rule-{state}", "claude")
 
 
+DONE = 1.0  # Timing.done_confirm: a turn that ends (not a prompt rejected) is confirmed longer
+
+
 class Pane:
     """A tracker plus a clock, with shorthand for what the screen shows."""
 
     def __init__(self) -> None:
         self.clock = FakeClock()
-        self.tracker = PaneTracker(Timing(idle_confirm=0.4, report_ttl=30, blocked_report_grace=2))
+        self.tracker = PaneTracker(
+            Timing(idle_confirm=0.4, done_confirm=DONE, report_ttl=30, blocked_report_grace=2)
+        )
 
     def show(
         self,
@@ -45,12 +50,14 @@ def test_return_to_idle_is_confirmed_then_done_until_seen() -> None:
     p = Pane()
     p.show("working")
     assert p.show("idle") == "working"  # one idle-looking redraw is not enough
-    assert p.tracker.deadline() == p.clock.now() + 0.4
+    assert p.tracker.deadline() == p.clock.now() + DONE
     p.clock.advance(0.2)
     assert p.show("working") == "working"  # it flapped back: no change
     assert p.tracker.deadline() is None
     assert p.show("idle") == "working"
-    p.clock.advance(0.41)
+    p.clock.advance(DONE - 0.01)
+    assert p.show("idle") == "working"  # the end of a turn is confirmed for `done_confirm`
+    p.clock.advance(0.02)
     assert p.show("idle") == "done"
     p.clock.advance(60)
     assert p.show("idle") == "done"  # stays done until a person looks
@@ -165,8 +172,8 @@ def test_idle_waits_for_the_pane_to_go_quiet() -> None:
         p.clock.advance(0.1)
         state = p.tracker.update(streaming, p.clock.now(), p.clock.wall()).state
         assert state == "working"
-    quiet = Observation(True, verdict("idle"), False, quiet=0.41)
-    p.clock.advance(0.41)
+    quiet = Observation(True, verdict("idle"), False, quiet=DONE + 0.01)
+    p.clock.advance(DONE + 0.01)
     assert p.tracker.update(quiet, p.clock.now(), p.clock.wall()).state == "done"
 
 
@@ -175,7 +182,7 @@ def test_idle_is_not_held_forever_by_a_printing_pane() -> None:
     p.show("working")
     streaming = Observation(True, verdict("idle"), False, quiet=0.0)
     p.tracker.update(streaming, p.clock.now(), p.clock.wall())
-    assert p.tracker.deadline() == p.clock.now() + 0.4
+    assert p.tracker.deadline() == p.clock.now() + DONE
     p.clock.advance(8.0)
     assert p.tracker.update(streaming, p.clock.now(), p.clock.wall()).state == "done"
 

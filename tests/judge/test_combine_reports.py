@@ -70,7 +70,7 @@ def test_reports_expire() -> None:
     p.clock.advance(TIMING.report_ttl + 0.1)
     at = p.clock.wall() - TIMING.report_ttl - 0.1
     assert p.show("idle", Report("working", at, "claude")) == "working"  # confirming idle...
-    p.clock.advance(0.5)
+    p.clock.advance(TIMING.done_confirm + 0.1)
     assert p.show("idle", Report("working", at, "claude")) == "done"  # ...the turn ended
 
 

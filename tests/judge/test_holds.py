@@ -213,7 +213,9 @@ NOTITLE = sorted(
 
 def _turn_states(lab: Path, manifest: Manifest | None = None) -> tuple[list[str], str | None]:
     """The states shown from the read where the turn was first seen working up to (not
-    including) the read that drew its last change, and the state 2.5 s after that read."""
+    including) the read that drew its last change, and the state 2.5 s after that read (and
+    the longer confirmation of a turn's end than of an idle return: issue #30)."""
+    from osf_tmux.judge.combine import Timing
     from osf_tmux.judge.corpus import Capture
     from tools.tracker_replay import replay
 
@@ -226,7 +228,8 @@ def _turn_states(lab: Path, manifest: Manifest | None = None) -> tuple[list[str]
     states = replay(capture, manifest=manifest).states
     at_start = [s for t, s in states if t <= start][-1:]
     during = at_start + [s for t, s in states if start < t < end]
-    after = [s for t, s in states if t <= end + 2.5]
+    later = Timing().done_confirm - Timing().idle_confirm
+    after = [s for t, s in states if t <= end + 2.5 + later]
     return [s or "" for s in during], after[-1] if after else None
 
 
