@@ -67,7 +67,12 @@ def test_a_live_pane_captured_replays_to_its_screen_and_state(
         explained = json.loads(daemon.cli("explain", str(bytes_path), "--json").stdout)
         tmux_rows = server.cmd("capture-pane", "-p", "-t", feeder.pane).split("\n")[:32]
         assert [r.rstrip() for r in explained["rows"]] == [r.rstrip() for r in tmux_rows]
-        assert daemon.status()["capture"]["captures"] >= 1
+        # Counted in status.json at its next rewrite (at least every status_refresh).
+        retry_until(
+            lambda: daemon.status().get("capture", {}).get("captures", 0) >= 1,
+            timeout=15,
+            what="the capture counted in status.json",
+        )
     finally:
         feeder.close()
 
