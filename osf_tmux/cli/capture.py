@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from osf_tmux.cli.rules import ruleset_in_use
-from osf_tmux.cli.server import pass_server
+from osf_tmux.cli.server import NoSuchPane, pane_id_of, pass_server
 from osf_tmux.daemon.capture_server import socket_path
 from osf_tmux.daemon.feed import FeedError, check_private, unix_address
 from osf_tmux.daemon.lifecycle import EXIT_NO_DAEMON, DaemonFiles
@@ -41,17 +41,12 @@ SECRETS = (
 
 
 def _pane_id(server: ServerSpec, target: str | None) -> str:
-    tmux = Tmux(server)
-    args = ["display-message", "-p"] + (["-t", target] if target else []) + ["#{pane_id}"]
     try:
-        pane = tmux.run(*args).strip()
+        return pane_id_of(server, target)
     except NoServerError:
         raise click.ClickException(f"no tmux server running for {server.describe()}") from None
-    except TmuxError as exc:
-        raise NoPane(f"no such pane: {target} ({exc})") from None
-    if not pane.startswith("%"):
-        raise NoPane(f"no such pane: {target}")
-    return pane
+    except NoSuchPane as exc:
+        raise NoPane(str(exc)) from None
 
 
 class NoDaemon(click.ClickException):

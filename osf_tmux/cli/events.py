@@ -14,7 +14,7 @@ from typing import NoReturn
 import click
 
 from osf_tmux.cli.remote import fleet_host, remote_target, stream_there
-from osf_tmux.cli.server import pass_server
+from osf_tmux.cli.server import NoSuchPane, pane_id_of, pass_server
 from osf_tmux.daemon.feed import (
     STATES,
     Event,
@@ -25,7 +25,7 @@ from osf_tmux.daemon.feed import (
     socket_path,
 )
 from osf_tmux.daemon.lifecycle import EXIT_NO_DAEMON, DaemonFiles
-from osf_tmux.tmux import NoServerError, ServerSpec, Tmux, TmuxError
+from osf_tmux.tmux import NoServerError, ServerSpec
 
 EXIT_GONE = 4  # the pane does not exist, or closed while we waited
 EXIT_TIMEOUT = 124  # as timeout(1)
@@ -62,16 +62,12 @@ def _subscribe(server: ServerSpec) -> Subscription:
 
 
 def _pane_id(server: ServerSpec, target: str) -> str:
-    """tmux's own answer to which pane `target` names (%5, work:1.0, a window, ...)."""
     try:
-        pane = Tmux(server).run("display-message", "-p", "-t", target, "#{pane_id}").strip()
+        return pane_id_of(server, target)
     except NoServerError:
         _fail(f"no tmux server running for {server.describe()}", EXIT_NO_DAEMON)
-    except TmuxError as exc:
-        _fail(f"no such pane: {target} ({exc})", EXIT_GONE)
-    if not pane.startswith("%"):  # tmux 3.3a prints nothing, and succeeds, for a bad target
-        _fail(f"no such pane: {target}", EXIT_GONE)
-    return pane
+    except NoSuchPane as exc:
+        _fail(str(exc), EXIT_GONE)
 
 
 def _say(event: Event, as_json: bool) -> None:

@@ -91,3 +91,22 @@ def require_server(server: ServerSpec) -> Tmux:
     except TmuxError as exc:
         raise click.ClickException(str(exc)) from None
     return tmux
+
+
+class NoSuchPane(LookupError):
+    """tmux names no pane by that target (the message says which)."""
+
+
+def pane_id_of(server: ServerSpec, target: str | None) -> str:
+    """tmux's own answer to which pane `target` names (%5, work:1.0, a window, ...; None: the
+    current one). Raises NoServerError without a server, NoSuchPane without such a pane."""
+    args = ["display-message", "-p", *(["-t", target] if target else []), "#{pane_id}"]
+    try:
+        pane = Tmux(server).run(*args).strip()
+    except TmuxError as exc:
+        if isinstance(exc, NoServerError):
+            raise
+        raise NoSuchPane(f"no such pane: {target} ({exc})") from None
+    if not pane.startswith("%"):  # tmux 3.3a prints nothing, and succeeds, for a bad target
+        raise NoSuchPane(f"no such pane: {target or 'the current one'}")
+    return pane
