@@ -129,10 +129,7 @@ class PaneTracker:
             if self._idle_since is None:
                 return self._flow.ends()
             # Back at its own prompt while the flow lasts: the confirmation comes first.
-            confirm = max(
-                self._idle_since + self._confirm, self._quiet_since + self.timing.idle_confirm
-            )
-            return min(confirm, self._flow.ends())
+            return min(self._confirmed_at(self._idle_since), self._flow.ends())
         if self._holds is not None and self._idle_since is None:
             # Working by a hold: look again when it lapses (then the return to idle is timed)
             lapses = self._holds.ends(self.current.rule)
@@ -142,9 +139,12 @@ class PaneTracker:
             return self._erased_since + self.timing.redraw_grace
         if self._idle_since is None:
             return None
-        t = self.timing
-        confirm = max(self._idle_since + self._confirm, self._quiet_since + t.idle_confirm)
-        return min(confirm, self._idle_since + t.idle_max)
+        return min(self._confirmed_at(self._idle_since), self._idle_since + self.timing.idle_max)
+
+    def _confirmed_at(self, idle_since: float) -> float:
+        """When the pending return (to idle, or done) is confirmed if nothing changes: held
+        for its confirmation, with the pane quiet for `idle_confirm` (monotonic)."""
+        return max(idle_since + self._confirm, self._quiet_since + self.timing.idle_confirm)
 
     def _flowing(self, obs: Observation, now: float) -> bool:
         """Whether the pane's output flows (only for a manifest that asks: `output_flow`)."""
