@@ -104,8 +104,8 @@ class JudgingStep:
                 chunk = bytes(w.pending[: s.feed_budget])
                 del w.pending[: s.feed_budget]
                 w.screen.feed(chunk)
-                if w.recent is not None and w.recent.add(chunk, self.clock.wall()):
-                    w.recent.rotate(w.screen.snapshot(), self.clock.wall())
+                if w.recent is not None and w.recent.add(chunk, wall := self.clock.wall()):
+                    w.recent.rotate(w.screen.snapshot(), wall)
                 if w.dirty_since is None:
                     w.dirty_since = now
             if w.dropping_since is not None and (
