@@ -91,7 +91,7 @@ class PaneRegistry:
         for pane_id, info in infos.items():
             w = table.panes.get(pane_id)
             if w is None:
-                w = table.panes[pane_id] = PaneWatch(info, PaneTracker(s.timing))
+                w = table.panes[pane_id] = PaneWatch(info, PaneTracker(s.timing), first_seen=now)
                 table.status_dirty = True
             old = w.info
             w.info = info
@@ -247,6 +247,9 @@ class PaneRegistry:
             and w.identity[1:] == listed
             and now - w.signature_read < self.settings.quiet_identify
             and now - w.last_bytes >= self.settings.quiet_identify
+            # A new pane's program drew before our pipe was there: no bytes say it is
+            # starting, and the agent it runs may come after the first read.
+            and now - w.first_seen >= self.settings.quiet_identify
             and not self._fresh_report(info)
         ):
             return  # not an agent, quiet, and tmux lists it as before

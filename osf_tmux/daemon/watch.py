@@ -52,8 +52,9 @@ class Settings:
     # ... and, once it has printed nothing for this long, let the sweep re-read it only this
     # often: a quiet shell's process tree costs a few /proc reads per sweep (~60 % of a sweep
     # of 200 panes). A pane that printed lately is re-read at every sweep: an agent may start
-    # without drawing, exec'd by the program that just drew (issue #29). Agent panes are
-    # re-read at every sweep.
+    # without drawing, exec'd by the program that just drew (issue #29), and so is a pane
+    # first listed less than this ago (what it drew before our pipe came never reached us).
+    # Agent panes are re-read at every sweep.
     quiet_identify: float = 10.0
     status_interval: float = 0.2  # at most this often rewrite the status file
     status_refresh: float = 5.0  # ... and at least this often (fresh counters for `status`)
@@ -135,6 +136,9 @@ class PaneWatch:
     last_identify: float = float("-inf")
     identity: tuple[object, ...] = ()  # what identified it last (PaneRegistry.identify)
     signature_read: float = float("-inf")  # when its foreground processes were last read
+    # When the sweep first listed it: a program that drew before our pipe was attached sent
+    # us no bytes, and may exec the agent after the first read of its processes.
+    first_seen: float = float("-inf")
     seed_not_before: float = float("-inf")
     # Someone else's pipe: the screen as the last capture showed it, and when to capture next.
     polled: Snapshot | None = None

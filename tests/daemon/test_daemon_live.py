@@ -481,27 +481,30 @@ def test_agent_found_by_process_and_gone_when_it_exits(
     server: TmuxServer, daemon: DaemonProcess, tmp_path: Path
 ) -> None:
     """No @osf-agent: the pane's foreground process says it is Claude; when it exits and the
-    shell's child takes the terminal back, the pane is no agent pane any more."""
+    shell's child takes the terminal back, the pane is no agent pane any more.
+
+    The wrapper draws Claude's screen before our pipe is attached and starts Claude a second
+    later: no bytes reach us after the first read of the pane's processes, which is how a CI
+    run once read the group before the agent started and did not look again for 10 s."""
     flag = tmp_path / "exit-now"
     fake = tmp_path / "claude"
-    fake.write_text(
-        "#!/bin/sh\n"
-        "printf '\\033[2J\\033[22;1H%s\\033[23;1H❯ \\033[24;1H%s' "
-        f"'{'─' * 60}' '  esc to interrupt'\n"
-        f"while [ ! -e {flag} ]; do sleep 0.05; done\n"
-    )
+    fake.write_text(f"#!/bin/sh\nwhile [ ! -e {flag} ]; do sleep 0.05; done\n")
     fake.chmod(0o755)
-    pane = server.new_pane(["sh", "-c", f"{fake}; exec sleep 100000"], 80, 24)
+    draw = (
+        "printf '\\033[2J\\033[22;1H%s\\033[23;1H❯ \\033[24;1H%s' "
+        f"'{'─' * 60}' '  esc to interrupt'"
+    )
+    pane = server.new_pane(["sh", "-c", f"{draw}; sleep 1; {fake}; exec sleep 100000"], 80, 24)
     try:
         retry_until(
             lambda: (s := pane_status(daemon, pane)) and s["state"] == "working",
-            timeout=6,
+            timeout=10,  # found at the first sweep (2 s) after the wrapper starts it
             what="claude found by its process, working",
         )
         flag.touch()
         retry_until(
             lambda: (s := pane_status(daemon, pane)) and s["agent"] is None,
-            timeout=6,
+            timeout=10,
             what="no agent once it exited",
         )
         out = server.cmd("show-options", "-p", "-v", "-t", pane, "@osf_state", check=False)

@@ -134,6 +134,27 @@ def test_a_quiet_plain_pane_is_not_identified_again_at_every_sweep(
     assert rig.table.panes["%1"].manifest is not None
 
 
+def test_a_new_pane_whose_agent_starts_after_the_first_read_is_found_at_the_next_sweep(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`sh -c 'claude; …'` in a new pane: the first sweep may read the group before the
+    wrapper has started the agent, and what the agent drew went out before our pipe was
+    attached, so no bytes say the pane is busy. Its processes are read again at every sweep
+    while the pane is new, not `quiet_identify` (10 s) later (a CI run caught it 6 s late)."""
+    foreground = [(11, "sh -c claude")]
+    monkeypatch.setattr("osf_tmux.daemon.registry.foreground_signature", lambda pid: foreground[-1])
+    rig.registry.identify_argv = lambda pid: [
+        line.split()[1:] for line in foreground[-1][1].splitlines()[1:]
+    ]
+    rig.sweep(pane(1, pid=11, current_command="sh"))
+    w = rig.table.panes["%1"]
+    assert w.mode == "pipe" and w.manifest is None
+    rig.clock.advance(rig.registry.settings.sweep_interval)
+    foreground.append((11, "sh -c claude\n12 /bin/sh /tmp/claude"))
+    rig.sweep(pane(1, pid=11, current_command="sh"))
+    assert w.manifest is not None and w.manifest.agent == "claude"
+
+
 def test_a_plain_pane_with_someone_elses_pipe_is_identified_at_every_sweep(
     rig: Rig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
