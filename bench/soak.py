@@ -22,7 +22,9 @@ the lab saw on screen (its labelled cues; tests/support/live_agents.py's check):
   prompts              each dialog the lab saw (a `blocked` label)
   notified once/never/more   notifications of that pane from the dialog's label to the next
                        label (+1 s); `extra`: notifications outside every dialog
-  false blocked, stale blocked   as the live-agents lane counts them
+  false blocked, stale blocked   as the live-agents lane counts them; "into a dialog": the
+                       stretch went on into a dialog the lab saw later (the daemon's frame
+                       ahead of the lab's poll, which a loaded machine delays)
   false done           stretches of `done` while the lab saw no idle input (GRACE before an
                        idle label, BOUND after it left), Codex's mid-turn idle included
   late                 a labelled state not published within BOUND
@@ -370,7 +372,8 @@ class Soak:
             a = per_agent.setdefault(r.agent, {
                 "version": AGENTS[r.agent].version(), "rounds": 0, "rounds_failed": 0,
                 "failures": [], "prompts": 0, "notified_once": 0, "notified_never": 0,
-                "notified_more": 0, "false_blocked": 0, "stale_blocked": 0, "false_done": 0,
+                "notified_more": 0, "false_blocked": 0, "false_blocked_into_dialog": 0,
+                "stale_blocked": 0, "false_done": 0,
                 "false_done_seconds": 0.0, "late": 0, "own_pipe_rounds": 0,
                 "foreign_pipe_rounds": 0})  # fmt: skip
             a["rounds"] += 1
@@ -391,6 +394,8 @@ class Soak:
             for p in verdict.problems:
                 if p.startswith("false blocked"):
                     a["false_blocked"] += 1
+                    # The daemon saw the dialog before the lab's poll did (a loaded lab).
+                    a["false_blocked_into_dialog"] += "went on into the lab's next dialog" in p
                 elif p.startswith("blocked held"):
                     a["stale_blocked"] += 1
                 else:
@@ -531,7 +536,8 @@ def text_report(rep: dict[str, Any]) -> str:
         lines.append(
             f"| {name} {a['version']} | {a['rounds']} ({a['rounds_failed']}) | {a['prompts']} | "
             f"{a['notified_once']} / {a['notified_never']} / {a['notified_more']} | "
-            f"{a['false_blocked']} | {a['stale_blocked']} | {a['false_done']} "
+            f"{a['false_blocked']} ({a['false_blocked_into_dialog']} into a dialog) | "
+            f"{a['stale_blocked']} | {a['false_done']} "
             f"({a['false_done_seconds']} s) | {a['late']} | {ms(b)} | {ms(n)} |"
         )
     m = rep["memory"]

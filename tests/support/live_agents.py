@@ -172,14 +172,16 @@ def false_blocked(
     times the lab saw a dialog, must lie within `grace` before a dialog (the daemon saw the
     frame first), or start within `grace` after one closed and end within `bound` of that (a
     daemon slow to let go of an answered dialog is late, not wrong: up to the bound)."""
+    # A run is blocked samples with no other state read between them: a reader slowed by a
+    # loaded machine reads less often, and its gaps must not cut one stretch into many.
     runs: list[tuple[float, float]] = []
-    for s in samples:
-        if s.state != "blocked":
-            continue
-        if runs and s.epoch - runs[-1][1] <= 2 * SAMPLE + 0.2:
+    was_blocked = False
+    for s in sorted(samples, key=lambda s: s.epoch):
+        if s.state == "blocked" and was_blocked:
             runs[-1] = (runs[-1][0], s.epoch)
-        else:
+        elif s.state == "blocked":
             runs.append((s.epoch, s.epoch))
+        was_blocked = s.state == "blocked"
     spans = blocked_spans(labels)
     first = labels[0].epoch if labels else 0.0
     out: list[str] = []
@@ -191,10 +193,19 @@ def false_blocked(
         if closed:
             out.append(f"blocked held {piece_hi - max(closed):.2f}s after the dialog closed")
             continue
+        # When the lab saw a dialog next tells a loaded lab (its poll late: a dialog just
+        # after) from a daemon that saw one where there was none.
+        later = min((a - piece_hi for a, _ in spans if a >= piece_hi), default=None)
+        if later == 0:
+            after = "; it went on into the lab's next dialog"
+        elif later is not None:
+            after = f"; the lab's next dialog {later:.2f}s after"
+        else:
+            after = "; no dialog after"
         out.append(
             f"false blocked for {piece_hi - piece_lo + SAMPLE:.2f}s from "
             f"{piece_lo - first:+.2f}s (first label = 0) while the lab saw "
-            f"{truth_at(labels, piece_lo)}"
+            f"{truth_at(labels, piece_lo)}{after}"
         )
     return out
 

@@ -280,6 +280,30 @@ def test_check_tells_a_slow_release_from_a_false_blocked() -> None:
     assert not any("false blocked" in p for p in problems)
 
 
+def test_check_one_stretch_read_slowly_is_one_false_blocked() -> None:
+    """A reader on a loaded machine reads every 0.5 s: a stretch of blocked is still one
+    stretch (before: three of 0.05 s, the last two excused as within the grace), and it says
+    that it went on into the dialog the lab saw late."""
+    samples = [s for s in timeline((1.0, "idle"), (2.0, "working"), (2.0, "working"),
+                                   (3.0, "blocked"), (5.0, "working"), (7.0, "idle"))
+               if round(s.epoch * 100) % 50 == 0]  # fmt: skip
+    early = [Label("idle", 1.0, "start"), Label("working", 1.5, "asked"),
+             Label("blocked", 4.0, "dialog"), Label("working", 5.0, "approved"),
+             Label("idle", 7.0, "done")]  # fmt: skip
+    problems = [p for p in check(early, samples).problems if "false blocked" in p]
+    assert problems == [
+        "false blocked for 1.05s from +2.00s (first label = 0) while the lab saw working; "
+        "it went on into the lab's next dialog"
+    ]
+    alone = timeline((1.0, "idle"), (2.0, "working"), (2.2, "blocked"), (2.4, "working"),
+                     (3.0, "blocked"), (5.1, "working"), (7.0, "idle"))  # fmt: skip
+    problems = [p for p in check(LABELS, alone).problems if "false blocked" in p]
+    assert problems == [
+        "false blocked for 0.20s from +1.20s (first label = 0) while the lab saw working; "
+        "the lab's next dialog 0.65s after"
+    ]
+
+
 def test_check_mid_turn_idle_is_no_state_change() -> None:
     # Codex 0.171 after an approved patch: the screen reads idle while the turn goes on; the
     # daemon holds blocked until the next dialog 1.4 s later (within the bound), then idle.
