@@ -231,6 +231,7 @@ class PaneRegistry:
         costs ~0.1 ms: 20 ms a sweep at 200 panes)."""
         info = w.info
         listed = (
+            info.pid,  # respawn-pane keeps the pane's id and gives it a new process
             info.current_command,
             info.agent_override,
             info.generic_processes,

@@ -155,6 +155,29 @@ def test_a_new_pane_whose_agent_starts_after_the_first_read_is_found_at_the_next
     assert w.manifest is not None and w.manifest.agent == "claude"
 
 
+def test_a_respawned_pane_is_read_at_the_next_sweep(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`respawn-pane -k` keeps the pane's id and gives it a new process: an old, quiet pane
+    whose new process is the agent's wrapper is read again at once, not 10 s later."""
+    read: list[int] = []
+
+    def signature(pid: int) -> tuple[int, str]:
+        read.append(pid)
+        return pid, "sh -c claude" if pid == 12 else "sh"
+
+    monkeypatch.setattr("osf_tmux.daemon.registry.foreground_signature", signature)
+    rig.registry.identify_argv = lambda pid: [["claude"]] if pid == 12 else [["sh"]]
+    rig.sweep(pane(1, pid=11, current_command="sh"))
+    rig.table.panes["%1"].first_seen -= rig.registry.settings.quiet_identify  # an old pane
+    rig.clock.advance(rig.registry.settings.sweep_interval)
+    rig.sweep(pane(1, pid=11, current_command="sh"))
+    assert read == [11]  # quiet and listed as before: not read
+    rig.sweep(pane(1, pid=12, current_command="sh"))
+    assert read == [11, 12]
+    assert rig.table.panes["%1"].manifest is not None
+
+
 def test_a_plain_pane_with_someone_elses_pipe_is_identified_at_every_sweep(
     rig: Rig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
