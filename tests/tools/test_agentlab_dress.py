@@ -261,7 +261,15 @@ def test_grok_build_minimal_dress_starts_minimal_with_its_own_cues(tmp_path: Pat
     dirs = RunDirs(root=tmp_path, home=tmp_path / "home", proj=tmp_path / "proj")
     dirs.home.mkdir()
     table = agent.configured_scenarios(None, agent.dress("minimal"))
-    assert set(table) == {"startup", "text", "bash_yes", "bash_no", "question", "plan"}
+    assert set(table) == {
+        "startup",
+        "text",
+        "bash_yes",
+        "bash_no",
+        "edit_write",
+        "question",
+        "plan",
+    }
     argv, _ = agent.launch(dirs, "http://127.0.0.1:9", table["bash_yes"])
     assert argv[1:] == ["--minimal"]
     cues = [a.cue.pattern for a in table["bash_yes"].actions if hasattr(a, "cue")]

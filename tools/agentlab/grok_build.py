@@ -54,6 +54,13 @@ MIN_IDLE = Cue(r"^minimal · /help *\n" + MIN_STATUS, absent=MIN_SPINNER, tail=3
 MIN_WORKING = Cue(MIN_SPINNER + MIN_STATUS, tail=3)
 MIN_PANEL_END = r"(?:\n┃[^\n]*)*\Z"
 MIN_PERMISSION = Cue(r"^┃ +1 \([●○]\) [^\n]*\n┃ +2 \([●○]\) Yes, proceed" + MIN_PANEL_END)
+# An edit's or a new file's panel: 1 always-approve, 2 every edit of the session, 3 Yes, 4 No.
+MIN_EDIT = Cue(
+    r"(?s)^┃ +Allow \w+ to \S*app\.py\?.*^┃ +3 \([●○]\) Yes *\n" + r"[^\n]*" + MIN_PANEL_END
+)
+MIN_WRITE = Cue(
+    r"(?s)^┃ +Allow \w+ to \S*NOTES\.md\?.*^┃ +3 \([●○]\) Yes *\n" + r"[^\n]*" + MIN_PANEL_END
+)
 MIN_QUESTION = Cue(
     r"(?s)^┃ +Which database should the app use\?.*^┃ +1 \([●○]\) PostgreSQL[^\n]*" + MIN_PANEL_END
 )
@@ -232,7 +239,8 @@ class GrokBuild(AgentSpec):
 
     def build_minimal(self, s: Shapes) -> list[Scenario]:
         """`--minimal`: start-up, a text turn, the command's panel approved and rejected, the
-        question and the plan approval: every panel it draws."""
+        edit's and the new file's panels, the question and the plan approval: every panel it
+        draws."""
         panel = s.blocked(MIN_PERMISSION, "the command, 1 always-approve, 2 Yes, proceed, 3 No")
         return [
             s.startup("launch (--minimal); the ❯ row ready"),
@@ -245,6 +253,13 @@ class GrokBuild(AgentSpec):
                 approve=Keys(("2",), "2 Yes, proceed"),
                 reject=Keys(("3",), "3 No, reject"),
                 esc=False,
+            ),
+            s.edit_write(
+                "edit permission, then new-file permission, both approved (3 Yes)",
+                edit=s.blocked(MIN_EDIT, "Allow Edit to app.py?"),
+                approve=Keys(("3",), "3 Yes"),
+                between=s.working("edit approved"),
+                write=s.blocked(MIN_WRITE, "Allow Edit to NOTES.md?"),
             ),
             s.question(
                 "ask_user_question: a question with options, first option chosen with 1",
