@@ -277,3 +277,132 @@ def test_plan_mode_idle_and_a_plan_quoted_above_it(manifest: Manifest) -> None:
     # Plan mode on, nothing asked: the box's edge says "plan", the footer is the idle one.
     snap = screen(plan_box(120, " Fake Model · plan ", IDLE_FOOTER), 120, 30)
     assert state(snap, manifest) == "idle:None"
+
+
+# ---- --minimal: the transcript in the terminal's scrollback, a few rows pinned at the bottom --
+
+MIN_STATUS = "Fake Model · 90 / 128K (0%) · ctrl+o transcript"
+MIN_TRANSCRIPT = [
+    "❯ clean the build directory",
+    "",
+    "I'll remove the build directory.",
+    "◆ Run Remove the build directory",
+    "$ rm -rf build && sleep 2 && echo done",
+]
+
+
+def min_spinner(cols: int, phrase: str = "Remove the build directory… 3.6s") -> str:
+    right = "4.0s ⇣90"
+    return "⠋ " + phrase + " " * max(1, cols - 2 - len(phrase) - len(right)) + right
+
+
+def min_panel(body: list[str], options: list[str], cols: int) -> list[str]:
+    """A panel as --minimal draws it: the status row of the call, the gutter rows, no key row."""
+    return [
+        "◆ " + body[0] + "… 0.6s",
+        "┃",
+        *("┃  " + b for b in body),
+        "┃",
+        *(f"┃  {i} ({'●' if i == 1 else '○'}) {o}"[:cols] for i, o in enumerate(options, 1)),
+        "┃",
+    ]
+
+
+@pytest.mark.parametrize(("cols", "rows"), [(80, 24), (120, 32), (200, 50)])
+def test_minimal_command_panel(cols: int, rows: int, manifest: Manifest) -> None:
+    body = ["Remove the build directory", "rm -rf build && sleep 2 && echo done"]
+    snap = screen([*MIN_TRANSCRIPT, *min_panel(body, COMMAND, cols)], cols, rows)
+    assert state(snap, manifest) == "blocked:permission_yes2"
+
+
+def test_minimal_edit_panel(manifest: Manifest) -> None:
+    options = [COMMAND[0], "Yes, allow all edits during this session", "Yes", COMMAND[2]]
+    snap = screen([*MIN_TRANSCRIPT, *min_panel(["Allow Edit to app.py?"], options, 120)], 120, 32)
+    assert state(snap, manifest) == "blocked:permission_yes3"
+
+
+def minimal_question(cut: int = 0) -> list[str]:
+    rows = [
+        "◆ Waiting on answers for Which database should the app use?        0.4s ⇣90",
+        "┃",
+        "┃  Which database should the app use?",
+        "┃",
+        "┃",
+        "┃  1 (○) PostgreSQL  Robust relational DB",
+        "┃  2 (○) SQLite      File-based, zero config",
+        "┃  z (○) Type your answer here",
+        "┃",
+        "┃  ↑/↓ navigate · y copy                                     Enter:submit",
+        "┃",
+    ]
+    return rows[: len(rows) - cut]
+
+
+@pytest.mark.parametrize("cut", [0, 3])
+def test_minimal_question(cut: int, manifest: Manifest) -> None:
+    # 0.2.111 draws nothing under the `z` row (cut=3); a gutter key row under it, as full
+    # screen has, would be taken too (cut=0).
+    snap = screen(
+        ["❯ set up a database", "", "I need one decision from you.", *minimal_question(cut)], 80, 24
+    )
+    assert state(snap, manifest) == "blocked:question_minimal"
+    rule = next(r for r in manifest.rules if r.id == "question_minimal")
+    assert rule.answer is not None and rule.answer.yes == ("1",)
+
+
+@pytest.mark.parametrize("cols", [80, 120])
+def test_minimal_plan_approval(cols: int, manifest: Manifest) -> None:
+    rows = [
+        "◆ Plan Exit",
+        "No plan written yet.",
+        "",
+        "⠙ Run Plan: Exit 0.0s",
+        "No plan written yet",
+        "a approve · s revise · q keep planning",
+    ]
+    snap = screen(["❯ plan a --name option for app.py", "", *rows], cols, 24)
+    assert state(snap, manifest) == "blocked:plan_approval_minimal"
+    rule = next(r for r in manifest.rules if r.id == "plan_approval_minimal")
+    assert rule.answer is not None and (rule.answer.yes, rule.answer.no) == (("a",), ("q",))
+
+
+@pytest.mark.parametrize("cols", [80, 120, 200])
+def test_minimal_working(cols: int, manifest: Manifest) -> None:
+    for phrase in ("Waiting for response… 0.7s", "Responding… 1.5s", "Remove the build… 10s"):
+        live = [min_spinner(cols, phrase), "❯", MIN_STATUS]
+        snap = screen([*MIN_TRANSCRIPT, *live], cols, 24)
+        assert state(snap, manifest) == "working:working_minimal"
+
+
+def test_minimal_working_with_a_draft_typed(manifest: Manifest) -> None:
+    draft = ["❯ and then run the tests, and tell me which of them", "  fail and why"]
+    snap = screen([*MIN_TRANSCRIPT, min_spinner(80), *draft, MIN_STATUS], 80, 24)
+    assert state(snap, manifest) == "working:working_minimal"
+
+
+@pytest.mark.parametrize(
+    "above",
+    [
+        # idle: the mode's hint over the ❯ row, after a turn, a draft of panel words, an answer
+        # whose last rows are Braille art (the row over the ❯ row is still the hint)
+        ["Worked for 12s", "minimal · /help"],
+        ["Turn cancelled by user in 3.0s.", "minimal · /help"],
+        ["⠋⠙⠹ a spinner is drawn with Braille cells like ⠸", "Worked for 2s", "minimal · /help"],
+    ],
+)
+def test_minimal_idle(above: list[str], manifest: Manifest) -> None:
+    snap = screen([*MIN_TRANSCRIPT, *above, "❯", MIN_STATUS], 120, 32)
+    assert state(snap, manifest) == "idle:None"
+
+
+def test_minimal_draft_with_panel_words(manifest: Manifest) -> None:
+    draft = "❯ ┃  2 (○) Yes, proceed a approve · s revise · q keep planning"
+    snap = screen([*MIN_TRANSCRIPT, "minimal · /help", draft, MIN_STATUS], 120, 32)
+    assert state(snap, manifest) == "idle:None"
+
+
+def test_minimal_answered_panel_in_the_transcript(manifest: Manifest) -> None:
+    # What a turn printed into the scrollback (a question answered) over the idle pinned rows.
+    done = ["  1. Which database should the app use?", "     → PostgreSQL", "Worked for 1.6s"]
+    snap = screen([*MIN_TRANSCRIPT, *done, "minimal · /help", "❯", MIN_STATUS], 80, 24)
+    assert state(snap, manifest) == "idle:None"

@@ -104,6 +104,39 @@ REVIEW = [
     "     [2] Cancel",
     "   ↑↓ select  1/2 choose  ↵ confirm  ←/→/tab switch  esc cancel",
 ]
+# Plan mode's review (ExitPlanMode): the plan in a box in the transcript, the panel asks.
+PLAN = [
+    " ● Used Write (…/agents/main/plans/superboy-karnak-killer-frost.md) · 6 lines",
+    " Current plan",
+    "   ┌ plan: superboy-karnak-killer-frost.md ──────────────┐",
+    "   │ Plan: --greeting option                              │",
+    "   │ 1. Parse arguments with argparse in app.py           │",
+    "   └──────────────────────────────────────────────────────┘",
+]
+PLAN_REVIEW = [
+    "   ▶ Ready to build with this plan?",
+    "   ▶ 1. Approve",
+    "     2. Reject",
+    "     3. Revise",
+    "   ↑/↓ select · 1/2/3 choose · ↵ confirm",
+]
+# The plan names its approaches (ExitPlanMode's `options`): Reject and Revise move down.
+PLAN_APPROACHES = [
+    "   ▶ Ready to build with this plan?",
+    "   ▶ 1. argparse (Recommended)",
+    "     2. click",
+    "     3. Reject",
+    "     4. Revise",
+    "   ↑/↓ select · 1/2/3/4 choose · ↵ confirm",
+]
+# 3. Revise chosen: its feedback field open, a revision typed.
+PLAN_REVISE = [
+    "   ▶ Ready to build with this plan?",
+    "     1. Approve",
+    "     2. Reject",
+    "   ▶ 3. Revise  also add a --name option",
+    "   Type feedback · ↵ submit.",
+]
 TRUST = [
     "  Trust this folder?",
     "  ↑↓ navigate · Enter select · Esc exit",
@@ -201,6 +234,20 @@ def cases() -> list[tuple[str, Snapshot, str]]:
                 "blocked",
             ),
             (f"review-{cols}", screen(TRANSCRIPT, panel(cols, REVIEW), cols, rows), "blocked"),
+            *(
+                (f"{name}-{cols}", screen(PLAN, panel(cols, body), cols, rows), "blocked")
+                for name, body in (
+                    ("plan-review", PLAN_REVIEW),
+                    ("plan-approaches", PLAN_APPROACHES),
+                    ("plan-revise", PLAN_REVISE),
+                )
+            ),
+            (
+                # the review answered: its rows stay in the transcript, the box is back
+                f"plan-answered-{cols}",
+                screen([*PLAN, *PLAN_REVIEW], input_box(cols), cols, rows),
+                "idle",
+            ),
             (f"trust-{cols}", screen([], [rule(cols), *TRUST, rule(cols)], cols, rows), "blocked"),
             (
                 # the approval panel answered: the transcript keeps its rows, the box is back
@@ -229,6 +276,15 @@ def test_answer_keys(manifest: Manifest) -> None:
     assert answer_keys(manifest, "yes", "no", "2") == (("1",), ("3",), ("2",))
     assert answer_keys(manifest, "no", rule="question-panel") == (("Escape",),)
     assert answer_keys(manifest, "yes", rule="trust-prompt") == (("Enter",),)
+
+
+def test_plan_review_has_answers_of_its_own(manifest: Manifest) -> None:
+    """The review's menu is not the approval's: its 3 is Revise (a feedback field, not a
+    rejection), and with the plan's approaches listed Reject is 3 or 4. Esc rejects on every
+    layout; 1 takes the plan (or its first approach)."""
+    for body in (PLAN_REVIEW, PLAN_APPROACHES, PLAN_REVISE):
+        assert classify(screen(PLAN, panel(120, body), 120, 32), manifest).rule == "plan-review"
+    assert answer_keys(manifest, "yes", "no", rule="plan-review") == (("1",), ("Escape",))
 
 
 # ---- identification ---------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from tools.agentlab.base import RunDirs
 from tools.agentlab.claude import Claude
 from tools.agentlab.dialect import offered_tools
 from tools.agentlab.driver import Recorder
-from tools.agentlab.script import Script, Tool
+from tools.agentlab.script import Script, Tool, Turn
 
 
 def _cues(agent: Claude, config: str | None, scenario: str) -> list[str]:
@@ -202,3 +202,44 @@ def test_chat_prompt_found_among_reminder_parts() -> None:
     # an assistant tool call after it is the turn's next step
     messages.append({"role": "assistant", "content": "", "tool_calls": [{"id": "1"}]})
     assert fakeserver._chat_position(messages, script) == (st.P_BASH, 1)
+
+
+def test_a_chat_agent_writes_the_plan_where_plan_mode_says(tmp_path: Path) -> None:
+    """Kimi Code's plan mode names its plan file in a reminder of a chat completions request
+    (`Plan file: …/plans/<name>.md`): the `plan_file` step is the agent's own write tool aimed
+    there, so ExitPlanMode finds a plan to show."""
+    plan = "# Plan: --greeting option\n\n1. Parse arguments with argparse\n"
+    prompt = "plan a --greeting option for app.py"
+    turn = Turn(prompt, [[Tool("plan_file", {"plan": plan})], [Tool("plan", {"plan": plan})]])
+    server = fakeserver.FakeModelServer(Script([turn]), tmp_path / "proj")
+    try:
+        write = {"type": "object", "properties": {"path": {}, "content": {}}}
+        body = {
+            "tools": [
+                {"type": "function", "function": {"name": "Write", "parameters": write}},
+                {"type": "function", "function": {"name": "ExitPlanMode", "parameters": {}}},
+            ],
+            "messages": [
+                {"role": "system", "content": "Plan mode is active."},
+                {
+                    "role": "user",
+                    "content": "Plan file: /home/u/.kimi-code/sessions/wd_proj_1/session_2/"
+                    "agents/main/plans/superboy-karnak-killer-frost.md",
+                },
+                {"role": "user", "content": prompt},
+            ],
+        }
+        offered = offered_tools(body)
+        step = next(s for s in fakeserver._chat_reply(server, body, offered) if isinstance(s, Tool))
+        call = fakeserver._chat_call(server, step, offered)
+        assert call is not None and call["function"]["name"] == "Write"
+        args = json.loads(call["function"]["arguments"])
+        assert args["path"].endswith("/agents/main/plans/superboy-karnak-killer-frost.md")
+        assert args["content"] == plan
+        # without a reminder: PLAN.md in the project
+        server.plan_file = None
+        call = fakeserver._chat_call(server, step, offered)
+        assert call is not None
+        assert json.loads(call["function"]["arguments"])["path"] == str(tmp_path / "proj/PLAN.md")
+    finally:
+        server.httpd.server_close()

@@ -250,3 +250,32 @@ def test_grok_build_light_joins_the_remember_configs_ui_table(tmp_path: Path) ->
     agent.launch(dirs, "http://127.0.0.1:9", scenario)
     ui = _toml(dirs.home / ".grok" / "config.toml")["ui"]
     assert ui == {"remember_tool_approvals": True, "theme": "grokday"}
+
+
+def test_grok_build_minimal_dress_starts_minimal_with_its_own_cues(tmp_path: Path) -> None:
+    """`--dress minimal` starts `grok --minimal` and plays the scenarios with the cues of that
+    screen (no input box, no key-hint footer); the plain pane is left as it was."""
+    from tools.agentlab import grok_build as lab_grok
+
+    agent = GrokBuild()
+    dirs = RunDirs(root=tmp_path, home=tmp_path / "home", proj=tmp_path / "proj")
+    dirs.home.mkdir()
+    table = agent.configured_scenarios(None, agent.dress("minimal"))
+    assert set(table) == {
+        "startup",
+        "text",
+        "bash_yes",
+        "bash_no",
+        "edit_write",
+        "question",
+        "plan",
+    }
+    argv, _ = agent.launch(dirs, "http://127.0.0.1:9", table["bash_yes"])
+    assert argv[1:] == ["--minimal"]
+    cues = [a.cue.pattern for a in table["bash_yes"].actions if hasattr(a, "cue")]
+    assert lab_grok.MIN_PERMISSION.pattern in cues and lab_grok.MIN_IDLE.pattern in cues
+    plain = agent.scenarios()
+    assert agent.launch(dirs, "http://127.0.0.1:9", plain["bash_yes"])[0][1:] == []
+    assert lab_grok.PERMISSION.pattern in [
+        a.cue.pattern for a in plain["bash_yes"].actions if hasattr(a, "cue")
+    ]

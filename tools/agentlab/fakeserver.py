@@ -663,9 +663,7 @@ PLAN_FILE = re.compile(r"(/[^\s`'\"()]+/plans/[\w-]+\.md)")
 def _anthropic_reply(server: FakeModelServer, body: Json) -> Reply:
     if not body.get("tools"):
         return side_reply()
-    found = PLAN_FILE.search(json.dumps(body.get("messages") or [], ensure_ascii=False))
-    if found:
-        server.plan_file = found.group(1)
+    _note_plan_file(server, list(body.get("messages") or []))
     prompt, index = _anthropic_position(list(body.get("messages") or []))
     return server.script.reply_for(prompt, index)
 
@@ -1030,8 +1028,18 @@ def _chat_reply(server: FakeModelServer, body: Json, offered: dict[str, Json]) -
         if schema is not None:
             return [Text(json.dumps(_fill_schema(schema)), chunk=4096, delay=0.0)]
         return side_reply()
+    _note_plan_file(server, messages)
     prompt, index = _chat_position(messages, server.script)
     return server.script.reply_for(prompt, index)
+
+
+def _note_plan_file(server: FakeModelServer, messages: list[Json]) -> None:
+    """Plan mode names the plan file in a reminder of the request (Claude Code's
+    `…/.claude/plans/<slug>.md`, Kimi Code's `Plan file: <session>/agents/<id>/plans/<id>.md`):
+    `plan_file` steps write there."""
+    found = PLAN_FILE.search(json.dumps(messages, ensure_ascii=False))
+    if found:
+        server.plan_file = found.group(1)
 
 
 def _chat_json_schema(body: Json) -> Json | None:
@@ -1046,6 +1054,7 @@ def _chat_call(server: FakeModelServer, step: Any, offered: dict[str, Json]) -> 
     """A chat completions tool call for a script step, or None (no such tool: said as text)."""
     if server.dialect.tools_in_text or not isinstance(step, Tool):
         return None
+    step = _plan_file_write(server, step)
     shaped = shape_call(step.kind, _neutral(server, step), offered, server.dialect)
     if shaped is None:
         return None
@@ -1055,6 +1064,15 @@ def _chat_call(server: FakeModelServer, step: Any, offered: dict[str, Json]) -> 
         "type": "function",
         "function": {"name": name, "arguments": json.dumps(args)},
     }
+
+
+def _plan_file_write(server: FakeModelServer, step: Tool) -> Tool:
+    """A `plan_file` step is the agent's own write tool, aimed at the plan file the request
+    named (else PLAN.md in the project)."""
+    if step.kind != "plan_file":
+        return step
+    path = server.plan_file or server.abspath("PLAN.md")
+    return Tool("write", {"path": path, "content": step.args["plan"]})
 
 
 def _neutral(server: FakeModelServer, step: Tool) -> Json:
@@ -1071,6 +1089,7 @@ def _chat_text(server: FakeModelServer, step: Any, offered: dict[str, Json]) -> 
     if isinstance(step, Text):
         return step.text
     if isinstance(step, Tool) and not server.dialect.tools_in_text:
+        step = _plan_file_write(server, step)
         if shape_call(step.kind, _neutral(server, step), offered, server.dialect) is not None:
             return ""  # sent as a tool call
         return f"(no {step.kind} tool here)"

@@ -43,6 +43,32 @@ PLAN_MODE = Cue(r"· plan ─╯\n[^\n]*Shift\+Tab:mode", tail=2)
 PLAN_APPROVAL = Cue(r"plan approval ─╯\n[^\n]*\ba:approve\b", tail=2)
 DRAFT_IDLE = Cue(r"│ ❯ Do you want to proceed", absent=r"Esc:cancel|\[stop\]")
 
+# `--minimal` (scrollback-native): no box and no footer of key hints. The pinned rows at the
+# bottom are the `❯` row and the status row under it ("Fake Model · 90 / 128K (0%) · ctrl+o
+# transcript"); over them "minimal · /help" when idle, the spinner row ("⠋ Waiting for
+# response… 0.7s ... ⇣1.04k") while a turn runs. A panel is drawn in their place: its rows
+# behind the "┃" gutter, the last one too (no key row).
+MIN_STATUS = r"❯[^\n]*\n[^\n]*·[^\n]*ctrl\+o transcript *$"
+MIN_SPINNER = r"^[⠀-⣿] \S[^\n]*\n"
+MIN_IDLE = Cue(r"^minimal · /help *\n" + MIN_STATUS, absent=MIN_SPINNER, tail=3)
+MIN_WORKING = Cue(MIN_SPINNER + MIN_STATUS, tail=3)
+MIN_PANEL_END = r"(?:\n┃[^\n]*)*\Z"
+MIN_PERMISSION = Cue(r"^┃ +1 \([●○]\) [^\n]*\n┃ +2 \([●○]\) Yes, proceed" + MIN_PANEL_END)
+# An edit's or a new file's panel: 1 always-approve, 2 every edit of the session, 3 Yes, 4 No.
+MIN_EDIT = Cue(
+    r"(?s)^┃ +Allow \w+ to \S*app\.py\?.*^┃ +3 \([●○]\) Yes *\n" + r"[^\n]*" + MIN_PANEL_END
+)
+MIN_WRITE = Cue(
+    r"(?s)^┃ +Allow \w+ to \S*NOTES\.md\?.*^┃ +3 \([●○]\) Yes *\n" + r"[^\n]*" + MIN_PANEL_END
+)
+MIN_QUESTION = Cue(
+    r"(?s)^┃ +Which database should the app use\?.*^┃ +1 \([●○]\) PostgreSQL[^\n]*" + MIN_PANEL_END
+)
+# Plan mode's approval, minimal: the plan's title (or "No plan written yet") over the key row
+# "a approve · s revise · q keep planning", last.
+MIN_PLAN_MODE = Cue(r"· plan · [^\n]*ctrl\+o transcript *$", absent=MIN_SPINNER, tail=2)
+MIN_PLAN_APPROVAL = Cue(r"^a approve · [^\n]*\bq keep planning *\Z", tail=2)
+
 CONFIG = """\
 [models]
 default = "fake-model"
@@ -67,11 +93,17 @@ remember_tool_approvals = true
 """
 
 
+FULL_UI = Ui(idle=IDLE, working=WORKING, start_timeout=60, dialog_settle=1.5)
+MINIMAL_UI = Ui(
+    idle=MIN_IDLE, working=MIN_WORKING, place="❯ row", start_timeout=60, dialog_settle=1.5
+)
+
+
 class GrokBuild(AgentSpec):
     name = "grok-build"
     folder = "grok-build"  # captures/grok-build-<version>-lab
     dialect = Dialect(side_tools=frozenset({"session_title"}))
-    ui = Ui(idle=IDLE, working=WORKING, start_timeout=60, dialog_settle=1.5)
+    ui = FULL_UI
     configs: ClassVar[dict[str, tuple[str, dict[str, object]]]] = {
         "remember": (
             "[ui] remember_tool_approvals = true: the panel's per-command Always/Never allow rows",
@@ -83,6 +115,11 @@ class GrokBuild(AgentSpec):
     # GrokNight is dark).
     dresses: ClassVar[dict[str, Dress]] = {
         "light": Dress("light", "[ui] theme = grokday (GrokDay)", options={"theme": "grokday"}),
+        "minimal": Dress(
+            "minimal",
+            "--minimal: scrollback-native inline mode, no input box and no key-hint footer",
+            options={"minimal": True},
+        ),
     }
 
     def binary(self) -> Path:
@@ -101,10 +138,16 @@ class GrokBuild(AgentSpec):
 
     remember = False  # the configuration `build` plays (use_config)
 
+    minimal = False  # the `minimal` dress: `--minimal`, its own cues and scenarios
+
     def use_config(self, options: dict[str, object]) -> None:
         self.remember = bool(options.get("remember"))
+        self.minimal = bool(options.get("minimal"))
+        self.ui = MINIMAL_UI if self.minimal else FULL_UI
 
     def build(self, s: Shapes) -> list[Scenario]:
+        if self.minimal:
+            return self.build_minimal(s)
         remember = self.remember
         # Option numbers: without the per-command rows 1 always-approve, 2 Yes, proceed,
         # 3 No, reject; with them 2 Always allow, 3 Yes, proceed, 4 No, reject, 5 Never allow.
@@ -194,6 +237,50 @@ class GrokBuild(AgentSpec):
             ),
         ]
 
+    def build_minimal(self, s: Shapes) -> list[Scenario]:
+        """`--minimal`: start-up, a text turn, the command's panel approved and rejected, the
+        edit's and the new file's panels, the question and the plan approval: every panel it
+        draws."""
+        panel = s.blocked(MIN_PERMISSION, "the command, 1 always-approve, 2 Yes, proceed, 3 No")
+        return [
+            s.startup("launch (--minimal); the ❯ row ready"),
+            s.text(),
+            *s.approvals(
+                what="permission panel",
+                approved="permission panel approved (2 Yes, proceed)",
+                dialog=panel,
+                first_option="",
+                approve=Keys(("2",), "2 Yes, proceed"),
+                reject=Keys(("3",), "3 No, reject"),
+                esc=False,
+            ),
+            s.edit_write(
+                "edit permission, then new-file permission, both approved (3 Yes)",
+                edit=s.blocked(MIN_EDIT, "Allow Edit to app.py?"),
+                approve=Keys(("3",), "3 Yes"),
+                between=s.working("edit approved"),
+                write=s.blocked(MIN_WRITE, "Allow Edit to NOTES.md?"),
+            ),
+            s.question(
+                "ask_user_question: a question with options, first option chosen with 1",
+                s.blocked(MIN_QUESTION, "Which database should the app use? with its options"),
+                Keys(("1",), "1 PostgreSQL"),
+            ),
+            s.sc(
+                "plan",
+                "plan mode (Shift+Tab): exit_plan_mode asks for the plan's approval, approved "
+                "with a",
+                s.start(),
+                Keys(("BTab",), "plan mode"),
+                Expect("idle", MIN_PLAN_MODE, "plan mode on, idle", settle=1.0),
+                s.ask(st.P_PLAN),
+                s.blocked(MIN_PLAN_APPROVAL, "the plan approval: a approve, s revise, q"),
+                Keys(("a",), "a approve"),
+                s.working("plan approved; agent working"),
+                s.done(),
+            ),
+        ]
+
     def launch(
         self, dirs: RunDirs, url: str, scenario: Scenario
     ) -> tuple[list[str], dict[str, str]]:
@@ -214,7 +301,10 @@ class GrokBuild(AgentSpec):
             GROK_DISABLE_AUTOUPDATER="1",
             GROK_TELEMETRY_ENABLED="0",
         )
-        return [str(self.binary())], env
+        argv = [str(self.binary())]
+        if scenario.options.get("minimal"):
+            argv.append("--minimal")
+        return argv, env
 
 
 # Every event the docs name (10-hooks.md), each logging its payload: what the hooks of osf-tmux

@@ -16,7 +16,7 @@ from typing import ClassVar
 from osf_tmux.agents.kimi_code import toml_entries
 from osf_tmux.agents.toml_hooks import render
 from tools.agentlab import stories as st
-from tools.agentlab.actions import Cue, Keys, Type
+from tools.agentlab.actions import Cue, Expect, Keys, Type
 from tools.agentlab.base import (
     AgentSpec,
     RunDirs,
@@ -28,6 +28,7 @@ from tools.agentlab.base import (
     timed_hook,
 )
 from tools.agentlab.dress import Dress
+from tools.agentlab.script import Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
 PACKAGE = "@moonshot-ai/kimi-code"
@@ -49,6 +50,33 @@ TRUST = Cue(r"Trust this folder\?[\s\S]*Don't trust[\s\S]*\n ─{20,} *$")
 DRAFT_IDLE = Cue(r"Do you want to proceed", absent=SPINNER)
 # Plan mode: `plan` leads the footer.
 PLAN_IDLE = Cue(r"^ plan +\S[\s\S]*context: \d+% \(", absent=SPINNER + "|" + RULE, tail=6)
+
+# Plan mode's review: the plan is written to the plan file the plan-mode reminder names
+# (`Plan file: <session>/agents/<id>/plans/<id>.md`; the fake server's `plan_file` step), then
+# ExitPlanMode shows it and asks for approval.
+P_PLAN_REVIEW = "plan a --greeting option for app.py"
+PLAN_TEXT = (
+    "# Plan: --greeting option\n\n1. Parse arguments with argparse in app.py\n"
+    "2. Add `--greeting` (default: hello)\n3. Print `GREETING, world`\n"
+    "4. Add a test for the option\n"
+)
+PLAN_REVIEW_TURN = Turn(
+    P_PLAN_REVIEW,
+    [
+        [Text("I'll write the plan down."), Tool("plan_file", {"plan": PLAN_TEXT})],
+        [Tool("plan", {"plan": PLAN_TEXT})],
+        # after an approval, or a revision asked for (the feedback is the tool's result)
+        [Text("Noted. I'll go on from the plan.", chunk=6, delay=0.06)],
+    ],
+)
+# The review takes the input box's place like the approval panel: the plan in a box above,
+# `▶ Ready to build with this plan?`, `▶ 1. Approve`, `2. Reject`, `3. Revise` and the key hint
+# row over the closing rule; 3 opens a feedback field (`Type feedback · ↵ submit.`).
+PLAN_REVIEW = Cue(
+    r"Ready to build with this plan\?[\s\S]*▶ 1\. Approve[\s\S]*↑/↓ select" + PANEL_END
+)
+REVISE = Cue(r"▶ 3\. Revise[^\n]*\n *Type feedback[^\n]*\n ─{20,} *\n")
+REVISE_TYPED = Cue(r"▶ 3\. Revise +also add a --name option[^\n]*\n *Type feedback" + PANEL_END)
 
 CONFIG = """\
 default_model = "fake"
@@ -92,6 +120,7 @@ class KimiCode(AgentSpec):
     name = "kimi-code"
     folder = "kimi-code"  # captures/kimi-code-<version>-lab
     ui = Ui(idle=IDLE, working=WORKING)
+    turns = (PLAN_REVIEW_TURN,)
     # Its own settings as `--dress NAME`: the light palette (`theme` in tui.toml; the default is
     # `auto`, after the terminal's background).
     dresses: ClassVar[dict[str, Dress]] = {
@@ -155,10 +184,56 @@ class KimiCode(AgentSpec):
             s.draft(DRAFT_IDLE),
             s.startup_dialog("trust_dialog", "the folder trust prompt", TRUST, untrusted=True),
             s.plan_mode(PLAN_IDLE),
+            *self.plan_reviews(s),
             s.hooks_bash(
                 "approval panel approved",
                 s.blocked(APPROVAL, "approval: Run this command? with its four options"),
                 approve,
+            ),
+        ]
+
+    def plan_reviews(self, s: Shapes) -> list[Scenario]:
+        """Plan mode (`--plan`): the plan written to the plan file, then ExitPlanMode's review
+        approved (Enter on `1. Approve`), rejected (`2. Reject`), and sent back with a
+        revision typed into the feedback field of `3. Revise`."""
+        start = Expect("idle", PLAN_IDLE, "plan mode; input box ready", timeout=60, settle=0.8)
+        review = s.blocked(PLAN_REVIEW, "plan review: the plan and its Approve/Reject/Revise menu")
+        return [
+            s.sc(
+                "plan_review",
+                "--plan: the plan written to its plan file, ExitPlanMode's review approved",
+                start,
+                s.ask(P_PLAN_REVIEW),
+                review,
+                Keys(("Enter",), "1. Approve"),
+                s.working("plan approved; agent working"),
+                s.done(),
+                plan=True,
+            ),
+            s.sc(
+                "plan_review_reject",
+                "--plan: ExitPlanMode's review rejected (2. Reject)",
+                start,
+                s.ask(P_PLAN_REVIEW),
+                review,
+                Keys(("2",), "press 2 (2. Reject)"),
+                s.done("rejected; back at the input box, still in plan mode"),
+                plan=True,
+            ),
+            s.sc(
+                "plan_review_revise",
+                "--plan: ExitPlanMode's review sent back: 3. Revise, a revision typed and sent",
+                start,
+                s.ask(P_PLAN_REVIEW),
+                review,
+                Keys(("3",), "press 3 (3. Revise)"),
+                s.blocked(REVISE, "the feedback field open in the review"),
+                Type("also add a --name option", "revision typed"),
+                s.blocked(REVISE_TYPED, "revision typed, not sent yet"),
+                Keys(("Enter",), "send the revision"),
+                s.working("revision sent; agent working"),
+                s.done(),
+                plan=True,
             ),
         ]
 
