@@ -57,7 +57,7 @@ TRUST_PROMPT = Cue(r"trust this folder")
 APIKEY_PROMPT = Cue(r"Do you want to use this API key\?")
 DRAFT_IDLE = Cue(r"(?s)Do you want to proceed\?.*(\? for shortcuts|manual mode on)", tail=4)
 # -- the permission-mode scenarios (claude-modes) -----------------------------------------------
-MCP_SERVER = Path(__file__).with_name("mcp_lab_server.py")
+MCP_SERVER = Path(__file__).with_name("mcp_server.py")
 P_RISKY = "install the deploy hook"
 P_QUESTIONS = "configure the release"
 P_MULTI = "pick the lint checks"
@@ -917,7 +917,11 @@ class Claude(AgentSpec):
         if opts.get("seed_apikey", True):
             # Claude Code remembers an approved key by its last 20 characters.
             state["customApiKeyResponses"] = {"approved": [API_KEY[-20:]], "rejected": []}
-        server = {"type": "stdio", "command": sys.executable, "args": [str(MCP_SERVER)]}
+        server = {
+            "type": "stdio",
+            "command": sys.executable,
+            "args": [str(MCP_SERVER), "--tools", "deploy"],
+        }
         if opts.get("mcp"):
             # user scope: no approval needed at start-up, each tool call asks
             state["mcpServers"] = {"lab": server}
