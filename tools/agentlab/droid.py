@@ -4,21 +4,13 @@ model."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, ClassVar
 
 from osf_tmux.agents.hooks import hooks_table
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys
-from tools.agentlab.base import (
-    AgentSpec,
-    RunDirs,
-    Scenario,
-    lab_home,
-    package_version,
-    timed_hook,
-)
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario, timed_hook
 from tools.agentlab.dialect import Dialect, ToolShape
 from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
@@ -76,15 +68,12 @@ class Droid(AgentSpec):
     dresses: ClassVar[dict[str, Dress]] = {
         "light": Dress("light", "theme factory-light", options={"theme": "factory-light"}),
     }
-
-    def package(self) -> Path:
-        return lab_home() / "npm-droid" / "node_modules" / "@factory" / "cli-linux-x64"
-
-    def binary(self) -> Path:
-        return self.package() / "bin" / "droid"
-
-    def read_version(self) -> str:
-        return package_version(self.package() / "package.json")
+    npm_package = "@factory/cli-linux-x64"  # the native binary, not the node wrapper
+    npm_entry = "bin/droid"
+    launch_env: ClassVar[dict[str, str]] = {
+        "FACTORY_AIRGAP_ENABLED": "true",
+        "FACTORY_DROID_AUTO_UPDATE_ENABLED": "false",
+    }
 
     def build(self, s: Shapes) -> list[Scenario]:
         approve = Keys(("Enter",), "Yes, allow")
@@ -165,11 +154,7 @@ class Droid(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        factory = dirs.home / ".factory"
-        factory.mkdir(exist_ok=True)
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         settings: dict[str, object] = {
             "customModels": [
                 {
@@ -187,22 +172,27 @@ class Droid(AgentSpec):
             "sessionDefaultSettings": {"model": "custom:Fake-Model-0"},
             "logoAnimation": "off",
         }
-        if scenario.options.get("theme"):
-            settings["theme"] = scenario.options["theme"]
-        if scenario.options.get("seed_trust", True):
+        if options.get("theme"):
+            settings["theme"] = options["theme"]
+        if options.get("seed_trust", True):
             settings["trustedFolders"] = {str(dirs.proj): {"trustedAt": "2026-01-01T00:00:00.000Z"}}
-        (factory / "settings.json").write_text(json.dumps(settings, indent=2))
-        argv = [str(self.binary())]
-        if scenario.options.get("hooks"):
+        files: Files = {".factory/settings.json": settings}
+        if options.get("hooks"):
             table = hooks_table("droid", command=timed_hook(dirs.root / "hooks.jsonl"))
-            if scenario.options["hooks"] == "settings":
+            if options["hooks"] == "settings":
                 # `--settings FILE`: a runtime settings file for this process only.
-                runtime = dirs.root / "runtime-settings.json"
-                runtime.write_text(json.dumps({"hooks": table}, indent=2))
-                argv += ["--settings", str(runtime)]
+                files[str(runtime_settings(dirs))] = {"hooks": table}
             else:
-                (factory / "hooks.json").write_text(json.dumps(table, indent=2))
-        env = self.env(
-            dirs, FACTORY_AIRGAP_ENABLED="true", FACTORY_DROID_AUTO_UPDATE_ENABLED="false"
+                files[".factory/hooks.json"] = table
+        return files
+
+    def more_args(self, dirs: RunDirs, options: Options) -> list[str]:
+        return (
+            ["--settings", str(runtime_settings(dirs))]
+            if options.get("hooks") == "settings"
+            else []
         )
-        return argv, env
+
+
+def runtime_settings(dirs: RunDirs) -> Path:
+    return dirs.root / "runtime-settings.json"

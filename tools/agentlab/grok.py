@@ -3,12 +3,11 @@ server's OpenAI chat completions (`GROK_BASE_URL`)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, Sleep, Type
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.shapes import Shapes, Ui
 
 # The input box (a round box, "│ ❯ Ask me anything... │") and the mode footer under it
@@ -51,14 +50,13 @@ class Grok(AgentSpec):
         done_quiet=True,
     )
 
-    def binary(self) -> Path:
-        return npm_bin("grok", "grok")
-
-    def read_version(self) -> str:
-        # `grok --version` prints a hard-coded 1.0.1.
-        return package_version(
-            npm_prefix("grok") / "node_modules" / "@vibe-kit" / "grok-cli" / "package.json"
-        )
+    # `grok --version` prints a hard-coded 1.0.1: the package's version is read.
+    npm_package = "@vibe-kit/grok-cli"
+    launch_env: ClassVar[dict[str, str]] = {
+        "GROK_API_KEY": "sk-agentlab-fake",
+        "GROK_BASE_URL": "{url}/v1",
+        "GROK_MODEL": "fake-model",
+    }
 
     def build(self, s: Shapes) -> list[Scenario]:
         approve = Keys(("Enter",), "1. Yes (selected)")
@@ -123,23 +121,13 @@ class Grok(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        grok = dirs.home / ".grok"
-        grok.mkdir(exist_ok=True)
-        settings = {
-            "baseURL": f"{url}/v1",
-            "defaultModel": "fake-model",
-            "models": ["fake-model"],
-            "apiKey": "sk-agentlab-fake",
-            "settingsVersion": 2,
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
+        return {
+            ".grok/user-settings.json": {
+                "baseURL": f"{url}/v1",
+                "defaultModel": "fake-model",
+                "models": ["fake-model"],
+                "apiKey": "sk-agentlab-fake",
+                "settingsVersion": 2,
+            }
         }
-        (grok / "user-settings.json").write_text(json.dumps(settings, indent=2))
-        env = self.env(
-            dirs,
-            GROK_API_KEY="sk-agentlab-fake",
-            GROK_BASE_URL=f"{url}/v1",
-            GROK_MODEL="fake-model",
-        )
-        return [str(self.binary())], env

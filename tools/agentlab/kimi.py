@@ -3,13 +3,12 @@ against the fake OpenAI chat completions server (`openai_legacy` provider)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from osf_tmux.agents.kimi import toml_entries
 from osf_tmux.agents.toml_hooks import render
 from tools.agentlab.actions import Cue, Expect, Keys
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, cat_hook, lab_home, venv_bin
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario, cat_hook
 from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -55,13 +54,8 @@ class Kimi(AgentSpec):
     dresses: ClassVar[dict[str, Dress]] = {
         "light": Dress("light", 'theme = "light"', options={"theme": "light"}),
     }
-
-    def binary(self) -> Path:
-        return venv_bin("kimi", "kimi")
-
-    def read_version(self) -> str:
-        found = sorted((lab_home() / "kimi-venv").glob("lib/*/site-packages/kimi_cli-*.dist-info"))
-        return found[-1].name.removesuffix(".dist-info").split("-")[1] if found else "unknown"
+    pypi_dist = "kimi_cli"
+    option_args: ClassVar[dict[str, tuple[str, ...]]] = {"plan": ("--plan",)}
 
     def build(self, s: Shapes) -> list[Scenario]:
         approve = Keys(("Enter",), "[1] Approve once")
@@ -103,19 +97,11 @@ class Kimi(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        kimi = dirs.home / ".kimi"
-        kimi.mkdir()
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         config = CONFIG.format(url=url)
-        if theme := scenario.options.get("theme"):
+        if theme := options.get("theme"):
             # a top-level key goes before the file's first table
             config = f'theme = "{theme}"\n' + config
-        if scenario.options.get("hooks"):
+        if options.get("hooks"):
             config += render(toml_entries(cat_hook(dirs.root / "hooks.jsonl")))
-        (kimi / "config.toml").write_text(config)
-        argv = [str(self.binary())]
-        if scenario.options.get("plan"):
-            argv.append("--plan")
-        return argv, self.env(dirs)
+        return {".kimi/config.toml": config}

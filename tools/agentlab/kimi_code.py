@@ -18,19 +18,18 @@ from osf_tmux.agents.toml_hooks import render
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Keys, Type
 from tools.agentlab.base import (
+    BASE_ENV,
     AgentSpec,
+    Files,
+    Options,
     RunDirs,
     Scenario,
     lab_home,
-    npm_bin,
-    npm_prefix,
-    package_version,
     timed_hook,
 )
 from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
 
-PACKAGE = "@moonshot-ai/kimi-code"
 # The activity row above the input box: a braille spinner (`⠋ Working… · Tip: …`) or a moon
 # phase while it waits for the model or a tool (`🌔 · Tip: …`).
 SPINNER = r"^ {1,3}(?:[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|[🌑🌒🌓🌔🌕🌖🌗🌘]) "
@@ -97,12 +96,9 @@ class KimiCode(AgentSpec):
     dresses: ClassVar[dict[str, Dress]] = {
         "light": Dress("light", 'tui.toml theme = "light"', options={"theme": "light"}),
     }
-
-    def binary(self) -> Path:
-        return npm_bin("kimi-code", "kimi")
-
-    def read_version(self) -> str:
-        return package_version(npm_prefix("kimi-code") / "node_modules" / PACKAGE / "package.json")
+    npm_package = "@moonshot-ai/kimi-code"
+    npm_command = "kimi"
+    option_args: ClassVar[dict[str, tuple[str, ...]]] = {"plan": ("--plan",)}
 
     def build(self, s: Shapes) -> list[Scenario]:
         approve = Keys(("Enter",), "1. Approve once")
@@ -153,7 +149,7 @@ class KimiCode(AgentSpec):
             ),
             *s.answers(),
             s.draft(DRAFT_IDLE),
-            s.startup_dialog("trust_dialog", "the folder trust prompt", TRUST, untrusted=True),
+            s.startup_dialog("trust_dialog", "the folder trust prompt", TRUST, seed_trust=False),
             s.plan_mode(PLAN_IDLE),
             s.hooks_bash(
                 "approval panel approved",
@@ -162,27 +158,21 @@ class KimiCode(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        home = dirs.home / ".kimi-code"
-        home.mkdir()
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         config = CONFIG.format(url=url)
-        if scenario.options.get("hooks"):
+        if options.get("hooks"):
             config += render(toml_entries(timed_hook(dirs.root / "hooks.jsonl")))
-        (home / "config.toml").write_text(config)
-        theme = scenario.options.get("theme")
-        # a top-level key goes before the file's first table
-        (home / "tui.toml").write_text(f'theme = "{theme}"\n\n{TUI}' if theme else TUI)
-        if not scenario.options.get("untrusted"):
-            trust = home / "workspace-trust"
-            trust.mkdir()
+        theme = options.get("theme")
+        files: Files = {
+            ".kimi-code/config.toml": config,
+            # a top-level key goes before the file's first table
+            ".kimi-code/tui.toml": f'theme = "{theme}"\n\n{TUI}' if theme else TUI,
+        }
+        if options.get("seed_trust", True):
             root = str(dirs.proj.resolve())
             record = {"root": root, "trustedAt": 1796535933695}
-            (trust / trust_key(root)).write_text(json.dumps(record))
-        env = self.env(dirs)
-        env["PATH"] = f"{node_bin_dir()}:{env['PATH']}"
-        argv = [str(self.binary())]
-        if scenario.options.get("plan"):
-            argv.append("--plan")
-        return argv, env
+            files[f".kimi-code/workspace-trust/{trust_key(root)}"] = json.dumps(record)
+        return files
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
+        return {"PATH": f"{node_bin_dir()}:{BASE_ENV['PATH']}"}

@@ -4,13 +4,12 @@ Python `vibe-app-server` as its child) against the fake OpenAI chat completions 
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import ClassVar
 
 from osf_tmux.agents.toml_hooks import render
 from osf_tmux.agents.vibe import toml_entries
 from tools.agentlab.actions import Cue, Keys, PickOption
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, cat_hook, lab_home, venv_bin
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario, cat_hook
 from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -65,15 +64,9 @@ class Vibe(AgentSpec):
     dresses: ClassVar[dict[str, Dress]] = {
         "light": Dress("light", 'theme = "ansi-light"', options={"theme": "ansi-light"}),
     }
-
-    def binary(self) -> Path:
-        return venv_bin("vibe", "vibe")
-
-    def read_version(self) -> str:
-        found = sorted(
-            (lab_home() / "vibe-venv").glob("lib/*/site-packages/mistral_vibe-*.dist-info")
-        )
-        return found[-1].name.removesuffix(".dist-info").split("-")[1] if found else "unknown"
+    pypi_dist = "mistral_vibe"
+    launch_env: ClassVar[dict[str, str]] = {"FAKE_API_KEY": "sk-fake"}
+    option_args: ClassVar[dict[str, tuple[str, ...]]] = {"agent": ("--agent", "{}")}
 
     def build(self, s: Shapes) -> list[Scenario]:
         approve = Keys(("Enter",), "1. Allow once")
@@ -121,20 +114,13 @@ class Vibe(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        vibe = dirs.home / ".vibe"
-        vibe.mkdir()
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         config = CONFIG.format(url=url)
-        if theme := scenario.options.get("theme"):
+        if theme := options.get("theme"):
             # a top-level key goes before the file's first table
             config = f'theme = "{theme}"\n' + config
-        (vibe / "config.toml").write_text(config)
-        if scenario.options.get("hooks"):
+        files: Files = {".vibe/config.toml": config}
+        if options.get("hooks"):
             entries = toml_entries(cat_hook(dirs.root / "hooks.jsonl"))
-            (vibe / "hooks.toml").write_text(render(entries).lstrip("\n"))
-        argv = [str(self.binary())]
-        if agent := scenario.options.get("agent"):
-            argv += ["--agent", str(agent)]
-        return argv, self.env(dirs, FAKE_API_KEY="sk-fake")
+            files[".vibe/hooks.toml"] = render(entries).lstrip("\n")
+        return files
