@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import shlex
-from pathlib import Path
+from typing import ClassVar
 
 from osf_tmux.agents.hooks import hooks_table
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect, ToolShape
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -77,14 +77,14 @@ class Auggie(AgentSpec):
     dialect = Dialect(tools=TOOLS)
     turns = (st.bash_turn(COMMAND),)
     ui = Ui(idle=IDLE, working=WORKING, start_timeout=90, dialog_settle=1.5)
-
-    def binary(self) -> Path:
-        return npm_bin("auggie", "auggie")
-
-    def read_version(self) -> str:
-        return package_version(
-            npm_prefix("auggie") / "node_modules" / "@augmentcode" / "auggie" / "package.json"
-        )
+    npm_package = "@augmentcode/auggie"
+    launch_env: ClassVar[dict[str, str]] = {"AUGMENT_DISABLE_AUTO_UPDATE": "1"}
+    # Each tool that changes something asks (the defaults let some through).
+    launch_args = tuple(
+        arg
+        for tool in ("launch-process", "str-replace-editor", "save-file")
+        for arg in ("--permission", f"{tool}:ask-user")
+    )
 
     def build(self, s: Shapes) -> list[Scenario]:
         approve = Keys(("a",), "[A]llow")
@@ -150,29 +150,20 @@ class Auggie(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        augment = dirs.home / ".augment"
-        augment.mkdir()
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         state: dict[str, object] = {"sessionCount": 1, "anonId": "lab"}
-        if not scenario.options.get("first_run"):
+        if not options.get("first_run"):
             state["onboardingVersion"] = "1.0.0"
-        (augment / ".auggie.json").write_text(json.dumps(state, indent=1))
         settings: dict[str, object] = {}
-        if scenario.options.get("seed_indexing", True) and not scenario.options.get("first_run"):
+        if options.get("seed_indexing", True) and not options.get("first_run"):
             settings["indexingDenyDirs"] = [str(dirs.proj)]
-        if scenario.options.get("hooks"):
+        if options.get("hooks"):
             log = shlex.quote(str(dirs.root / "hooks.jsonl"))
             # One line per call: the epoch, then the payload (Auggie's carries no time).
             command = f"{{ printf '%s ' \"$(date +%s.%N)\"; cat; echo; }} >> {log}"
             settings["hooks"] = hooks_table("auggie", command=command)
-        (augment / "settings.json").write_text(json.dumps(settings, indent=1))
+        return {".augment/.auggie.json": state, ".augment/settings.json": settings}
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
         session = {"accessToken": "fake-token", "tenantURL": f"{url}/", "scopes": ["email"]}
-        env = self.env(
-            dirs, AUGMENT_SESSION_AUTH=json.dumps(session), AUGMENT_DISABLE_AUTO_UPDATE="1"
-        )
-        argv = [str(self.binary())]
-        for tool in ("launch-process", "str-replace-editor", "save-file"):
-            argv += ["--permission", f"{tool}:ask-user"]
-        return argv, env
+        return {"AUGMENT_SESSION_AUTH": json.dumps(session)}

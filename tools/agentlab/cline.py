@@ -3,12 +3,10 @@ fake server's OpenAI chat completions, as the `openai-compatible` provider."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import ClassVar
 
 from tools.agentlab.actions import Cue, Keys
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect, ToolShape
 from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
@@ -60,12 +58,8 @@ class Cline(AgentSpec):
     dresses: ClassVar[dict[str, Dress]] = {
         "light": Dress("light", 'tuiTheme "light" (Cline Light)', options={"tui_theme": "light"})
     }
-
-    def binary(self) -> Path:
-        return npm_bin("cline", "cline")
-
-    def read_version(self) -> str:
-        return package_version(npm_prefix("cline") / "node_modules/cline/package.json")
+    npm_package = "cline"
+    launch_args = ("--auto-approve", "false")
 
     def build(self, s: Shapes) -> list[Scenario]:
         return [
@@ -106,12 +100,8 @@ class Cline(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         # What `cline auth -p openai -k ... -m ... -b URL` writes.
-        settings = dirs.home / ".cline" / "data" / "settings"
-        settings.mkdir(parents=True, exist_ok=True)
         provider = {
             "provider": "openai-compatible",
             "apiKey": "sk-fake",
@@ -130,9 +120,11 @@ class Cline(AgentSpec):
                 }
             },
         }
-        (settings / "providers.json").write_text(json.dumps(providers, indent=2))
-        theme = scenario.options.get("tui_theme")
+        files: Files = {".cline/data/settings/providers.json": providers}
+        theme = options.get("tui_theme")
         if theme:
-            (settings / "global-settings.json").write_text(json.dumps({"tuiTheme": theme}))
-        extra = {} if scenario.options.get("promo") else {"CLINE_DISABLE_CLINE_PASS_NOTICE": "1"}
-        return [str(self.binary()), "--auto-approve", "false"], self.env(dirs, **extra)
+            files[".cline/data/settings/global-settings.json"] = {"tuiTheme": theme}
+        return files
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
+        return {} if options.get("promo") else {"CLINE_DISABLE_CLINE_PASS_NOTICE": "1"}

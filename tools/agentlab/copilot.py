@@ -4,13 +4,12 @@ platform package) in offline mode against the fake chat completions API (BYOK pr
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any, ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Sleep, Type
-from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, lab_home, package_version
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect, ToolShape
 from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
@@ -296,29 +295,27 @@ class Copilot(AgentSpec):
         )
     }
 
-    def prefix(self) -> Path:
-        return self.release_prefix(self.pinned) if self.pinned else lab_home() / "npm-copilot"
-
-    def package(self) -> Path:
-        return self.prefix() / "node_modules" / "@github" / "copilot"
-
-    def binary(self) -> Path:
-        # What npm links for the package: the node loader, which starts the platform binary.
-        return self.prefix() / "node_modules" / ".bin" / "copilot"
-
-    def read_version(self) -> str:
-        return package_version(self.package() / "package.json")
+    # What npm links for the package: the node loader, which starts the platform binary.
+    npm_package = "@github/copilot"
+    launch_env: ClassVar[dict[str, str]] = {
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_PROVIDER_BASE_URL": "{url}/v1",
+        "COPILOT_PROVIDER_API_KEY": "sk-agentlab-fake",
+        "COPILOT_MODEL": "fake-model",
+    }
+    launch_args = ("--no-auto-update",)
+    option_args: ClassVar[dict[str, tuple[str, ...]]] = {"mode": ("--mode", "{}")}
 
     def build(self, shapes: Shapes) -> list[Scenario]:
         # The dialect is read when the fake server starts, after the scenarios are built.
-        self.dialect = CHOICES_DIALECT if takes_choices(self.package()) else FORM_DIALECT
+        self.dialect = CHOICES_DIALECT if takes_choices(self.package_dir()) else FORM_DIALECT
         return _scenarios(shapes, self.old_layout())
 
     def old_layout(self) -> bool:
         """The activity row above the input box and the Question box: seen on 1.0.43 and
         1.0.66, not on 1.0.102 (the change lies between; releases before 1.0.100 are taken
         for old)."""
-        if takes_choices(self.package()):
+        if takes_choices(self.package_dir()):
             return True
         if self.pinned is None:
             return False
@@ -330,33 +327,16 @@ class Copilot(AgentSpec):
         self.ui = self.old_ui if self.old_layout() else type(self).ui
         return super().scenarios()
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        opts = scenario.options
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         config: dict[str, Any] = {"firstLaunchAt": "2026-01-01T00:00:00.000Z", "appTipShown": True}
-        if opts.get("seed_trust", True):
+        if options.get("seed_trust", True):
             config["trustedFolders"] = [str(dirs.proj)]
-        home = dirs.home / ".copilot"
-        home.mkdir()
+        files: Files = {}
         # A dress's settings (`theme`): in the user settings file, where /settings writes them,
         # and in config.json, where releases before settings.json kept them.
-        settings = opts.get("copilot_settings")
+        settings = options.get("copilot_settings")
         if isinstance(settings, dict):
             config.update(settings)
-            (home / "settings.json").write_text(json.dumps(settings, indent=2))
-        (home / "config.json").write_text(json.dumps(config, indent=2))
-        env = {
-            **BASE_ENV,
-            "HOME": str(dirs.home),
-            "COPILOT_OFFLINE": "true",
-            "COPILOT_PROVIDER_BASE_URL": url + "/v1",
-            "COPILOT_PROVIDER_API_KEY": "sk-agentlab-fake",
-            "COPILOT_MODEL": "fake-model",
-        }
-        argv = [str(self.binary()), "--no-auto-update"]
-        mode = opts.get("mode")
-        if mode:
-            argv += ["--mode", str(mode)]
-        argv += [str(a) for a in opts.get("dress_args", [])]  # type: ignore[attr-defined]
-        return argv, env
+            files[".copilot/settings.json"] = settings
+        files[".copilot/config.json"] = config
+        return files

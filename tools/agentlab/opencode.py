@@ -4,13 +4,11 @@ and reuses everything here but its names."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, Sleep, Type
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, package_version
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect, ToolShape
 from tools.agentlab.dress import Dress
 from tools.agentlab.script import Text, Tool, Turn
@@ -239,12 +237,10 @@ def scenarios(
 class OpenCode(AgentSpec):
     name = "opencode"
     folder = "opencode"
-    # How the program is installed and named: the npm prefix under the lab home, the program
-    # under node_modules/.bin, the package holding its version, its config folder under
+    # How the program is installed and named: its package and command, its config folder under
     # XDG_CONFIG_HOME and config file, the prefix of its environment switches.
-    prefix = "npm-opencode"
-    program = "opencode"
-    package = "opencode-ai"
+    npm_package = "opencode-ai"
+    npm_command = "opencode"
     config_dir = "opencode"
     config_file = "opencode.json"
     env_prefix = "OPENCODE_"
@@ -266,26 +262,19 @@ class OpenCode(AgentSpec):
         )
     }
 
-    def binary(self) -> Path:
-        return lab_home() / self.prefix / "node_modules" / ".bin" / self.program
-
-    def read_version(self) -> str:
-        return package_version(
-            lab_home() / self.prefix / "node_modules" / self.package / "package.json"
-        )
-
     def build(self, s: Shapes) -> list[Scenario]:
         return scenarios(s, self.plan_agent, self.reject_message, self.plan_pick)
 
+    option_args: ClassVar[dict[str, tuple[str, ...]]] = {
+        "agent": ("--agent", "{}"),
+        "mini": ("--mini",),
+    }
+
     def extra_env(self) -> dict[str, str]:
+        """Switches of the fork's own."""
         return {}
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        config_home = dirs.home / ".config"
-        conf = config_home / self.config_dir
-        conf.mkdir(parents=True)
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         config = {
             "provider": {
                 "fake": {
@@ -301,34 +290,26 @@ class OpenCode(AgentSpec):
             "share": "disabled",
             "permission": {"bash": "ask", "edit": "ask"},
         }
-        (conf / self.config_file).write_text(json.dumps(config, indent=1))
-        p = self.env_prefix
-        env = self.env(
-            dirs,
-            XDG_CONFIG_HOME=str(config_home),
-            XDG_DATA_HOME=str(dirs.home / ".local" / "share"),
-            XDG_CACHE_HOME=str(dirs.home / ".cache"),
-            XDG_STATE_HOME=str(dirs.home / ".local" / "state"),
-            **{
-                p + "DISABLE_AUTOUPDATE": "1",
-                p + "DISABLE_MODELS_FETCH": "1",
-                p + "DISABLE_LSP_DOWNLOAD": "1",
-                p + "DISABLE_SHARE": "1",
-            },
-            **self.extra_env(),
-        )
-        mode = scenario.options.get("theme_mode")
+        files: Files = {f".config/{self.config_dir}/{self.config_file}": config}
+        mode = options.get("theme_mode")
         if mode:
-            state = dirs.home / ".local" / "state" / self.config_dir
-            state.mkdir(parents=True, exist_ok=True)
-            (state / "kv.json").write_text(json.dumps({"theme_mode_lock": mode}))
-        if scenario.options.get("plan_mode"):
+            files[f".local/state/{self.config_dir}/kv.json"] = {"theme_mode_lock": mode}
+        return files
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
+        p = self.env_prefix
+        env = {
+            "XDG_CONFIG_HOME": str(dirs.home / ".config"),
+            "XDG_DATA_HOME": str(dirs.home / ".local" / "share"),
+            "XDG_CACHE_HOME": str(dirs.home / ".cache"),
+            "XDG_STATE_HOME": str(dirs.home / ".local" / "state"),
+            p + "DISABLE_AUTOUPDATE": "1",
+            p + "DISABLE_MODELS_FETCH": "1",
+            p + "DISABLE_LSP_DOWNLOAD": "1",
+            p + "DISABLE_SHARE": "1",
+            **self.extra_env(),
+        }
+        if options.get("plan_mode"):
             # plan_exit is offered to the plan agent only with the experimental plan mode.
             env[p + "EXPERIMENTAL_PLAN_MODE"] = "1"
-        argv = [str(self.binary())]
-        agent = scenario.options.get("agent")
-        if agent:
-            argv += ["--agent", str(agent)]
-        if scenario.options.get("mini"):
-            argv.append("--mini")
-        return argv, env
+        return env

@@ -13,20 +13,12 @@ from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Type
-from tools.agentlab.base import (
-    AgentSpec,
-    RunDirs,
-    Scenario,
-    npm_bin,
-    npm_prefix,
-    package_version,
-)
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dress import Dress
 from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
 EXTENSION = Path(__file__).with_name("pi_lab_extension.ts")
-PACKAGE = "@mariozechner/pi-coding-agent"
 
 # The loader row above the input box: a braille spinner and its words.
 LOADER = r"(?m)^ [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \S"
@@ -90,18 +82,14 @@ class Pi(AgentSpec):
             ),
         )
     }
+    npm_package = "@mariozechner/pi-coding-agent"
+    launch_env: ClassVar[dict[str, str]] = {
+        "PI_OFFLINE": "1",
+        "PI_SKIP_VERSION_CHECK": "1",
+        "PI_TELEMETRY": "0",
+    }
 
-    def binary(self) -> Path:
-        return npm_bin("pi", "pi")
-
-    def read_version(self) -> str:
-        return package_version(npm_prefix("pi") / "node_modules" / PACKAGE / "package.json")
-
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        agent = dirs.home / ".pi" / "agent"
-        (agent / "extensions").mkdir(parents=True)
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         models = {
             "providers": {
                 "fake": {
@@ -113,7 +101,6 @@ class Pi(AgentSpec):
                 }
             }
         }
-        (agent / "models.json").write_text(json.dumps(models, indent=1))
         settings = {
             "defaultProvider": "fake",
             "defaultModel": "fake-model",
@@ -121,39 +108,18 @@ class Pi(AgentSpec):
             # the "What's new" notes of a first start after an update
             "lastChangelogVersion": self.version(),
         }
-        settings.update(scenario.options.get("pi_settings", {}))  # type: ignore[call-overload]
-        (agent / "settings.json").write_text(json.dumps(settings, indent=1))
-        (agent / "extensions" / "lab-gate.ts").write_text(EXTENSION.read_text())
-        argv = [str(self.binary())]
-        if scenario.options.get("gone_session"):
-            argv += ["--session", str(self._gone_session(dirs))]
-        env = self.env(dirs, PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1", PI_TELEMETRY="0")
-        return argv, env
+        settings.update(options.get("pi_settings", {}))  # type: ignore[call-overload]
+        files: Files = {
+            ".pi/agent/models.json": models,
+            ".pi/agent/settings.json": settings,
+            ".pi/agent/extensions/lab-gate.ts": EXTENSION.read_text(),
+        }
+        if options.get("gone_session"):
+            files[str(gone_session(dirs))] = _gone_session(dirs)
+        return files
 
-    @staticmethod
-    def _gone_session(dirs: RunDirs) -> Path:
-        """A session file whose folder no longer exists (a project moved or deleted)."""
-        path = dirs.root / "old-session.jsonl"
-        header = {
-            "type": "session",
-            "version": 3,
-            "id": "01a2323f-509d-711e-8748-00000000a1ab",
-            "timestamp": "2026-11-30T10:00:00.000Z",
-            "cwd": str(dirs.root / GONE),
-        }
-        message = {
-            "type": "message",
-            "id": "a1ab0001",
-            "parentId": None,
-            "timestamp": "2026-11-30T10:00:01.000Z",
-            "message": {
-                "role": "user",
-                "content": [{"type": "text", "text": st.P_TEXT}],
-                "timestamp": 1796000000000,
-            },
-        }
-        path.write_text(json.dumps(header) + "\n" + json.dumps(message) + "\n")
-        return path
+    def more_args(self, dirs: RunDirs, options: Options) -> list[str]:
+        return ["--session", str(gone_session(dirs))] if options.get("gone_session") else []
 
     def build(self, s: Shapes) -> list[Scenario]:
         running = s.working("approved; command running")
@@ -253,3 +219,31 @@ class Pi(AgentSpec):
                 gone_session=True,
             ),
         ]
+
+
+def gone_session(dirs: RunDirs) -> Path:
+    """Where the session of `session_cwd` is kept: in the run directory."""
+    return dirs.root / "old-session.jsonl"
+
+
+def _gone_session(dirs: RunDirs) -> str:
+    """A session file whose folder no longer exists (a project moved or deleted)."""
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "01a2323f-509d-711e-8748-00000000a1ab",
+        "timestamp": "2026-11-30T10:00:00.000Z",
+        "cwd": str(dirs.root / GONE),
+    }
+    message = {
+        "type": "message",
+        "id": "a1ab0001",
+        "parentId": None,
+        "timestamp": "2026-11-30T10:00:01.000Z",
+        "message": {
+            "role": "user",
+            "content": [{"type": "text", "text": st.P_TEXT}],
+            "timestamp": 1796000000000,
+        },
+    }
+    return json.dumps(header) + "\n" + json.dumps(message) + "\n"
