@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, Type
-from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, command_version, lab_home
+from tools.agentlab.base import BASE_ENV, AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect
 from tools.agentlab.dress import Dress
 from tools.agentlab.script import Pause, Text, Tool, Turn
@@ -143,12 +142,27 @@ class Aider(AgentSpec):
         )
     }
 
-    def binary(self) -> Path:
-        return lab_home() / "aider-venv" / "bin" / "aider"
-
-    def read_version(self) -> str:
-        py = str(self.binary().parent / "python")
-        return command_version([py, "-c", "import aider; print(aider.__version__)"])
+    pypi_dist = "aider_chat"
+    launch_env: ClassVar[dict[str, str]] = {
+        "OPENAI_API_KEY": "sk-agentlab-fake",
+        # litellm would fetch its model price list from the internet at start-up.
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    launch_args = (
+        "--model",
+        "openai/fake",
+        "--openai-api-base",
+        "{url}/v1",
+        "--edit-format",
+        "diff",
+        "--no-check-update",
+        "--no-show-release-notes",
+        "--analytics-disable",
+        "--no-auto-commits",
+        "--map-tokens",
+        "0",
+        "--no-show-model-warnings",
+    )
 
     def build(self, s: Shapes) -> list[Scenario]:
         run_question = _question(r"\(Y\)es/\(N\)o", "Run shell command? question", quiet=True)
@@ -212,7 +226,7 @@ class Aider(AgentSpec):
                 ),
                 chat_files=[],
             ),
-            *self.configs(s, run_question),
+            *self.modes(s, run_question),
             s.startup_dialog(
                 "gitignore_question",
                 "'Add .aider* to .gitignore?'",
@@ -222,7 +236,7 @@ class Aider(AgentSpec):
             ),
         ]
 
-    def configs(self, s: Shapes, run_question: Expect) -> list[Scenario]:
+    def modes(self, s: Shapes, run_question: Expect) -> list[Scenario]:
         """What users change: --yes-always, /architect and /ask, the (D)on't-ask-again answer."""
         output_question = _question(
             r"Add (command )?output to the chat", "add output to the chat? question"
@@ -282,44 +296,18 @@ class Aider(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         # Without a git identity aider prints "Update git name with: ..." at start-up.
-        (dirs.home / ".gitconfig").write_text(
-            "[user]\n\tname = agentlab\n\temail = agentlab@example.invalid\n"
-        )
-        env = self.env(
-            dirs,
-            OPENAI_API_KEY="sk-agentlab-fake",
-            # litellm would fetch its model price list from the internet at start-up.
-            LITELLM_LOCAL_MODEL_COST_MAP="True",
-            PATH=f"{self.binary().parent}:{BASE_ENV['PATH']}",
-        )
-        argv = [
-            str(self.binary()),
-            "--model",
-            "openai/fake",
-            "--openai-api-base",
-            f"{url}/v1",
-            "--edit-format",
-            "diff",
-            "--no-check-update",
-            "--no-show-release-notes",
-            "--analytics-disable",
-            "--no-auto-commits",
-            "--map-tokens",
-            "0",
-            "--no-show-model-warnings",
-        ]
-        if not scenario.options.get("gitignore_question"):
-            argv.append("--no-gitignore")
+        return {".gitconfig": "[user]\n\tname = agentlab\n\temail = agentlab@example.invalid\n"}
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
+        return {"PATH": f"{self.binary().parent}:{BASE_ENV['PATH']}"}
+
+    def more_args(self, dirs: RunDirs, options: Options) -> list[str]:
+        argv = [] if options.get("gitignore_question") else ["--no-gitignore"]
         # aider asks "Add file to the chat?" whenever a prompt or an answer names a file that
         # is not in the chat; app.py starts in the chat except where that question is the
         # point (edit_write).
-        chat_files = scenario.options.get("chat_files", ["app.py"])
+        chat_files = options.get("chat_files", ["app.py"])
         assert isinstance(chat_files, list)
-        argv += [str(f) for f in chat_files]
-        argv += [str(a) for a in scenario.options.get("args", [])]  # type: ignore[attr-defined]
-        argv += [str(a) for a in scenario.options.get("dress_args", [])]  # type: ignore[attr-defined]
-        return argv, env
+        return argv + [str(f) for f in chat_files]

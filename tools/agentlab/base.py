@@ -23,6 +23,7 @@ from tools.agentlab.shapes import Scenario, Shapes, Standard, Ui
 __all__ = [
     "BASE_ENV",
     "AgentSpec",
+    "Executable",
     "Files",
     "Options",
     "RunDirs",
@@ -94,13 +95,19 @@ Options = Mapping[str, object]  # a scenario's options
 Files = dict[str, object]  # a path under HOME (or an absolute one) -> a JSON value or text
 
 
+class Executable(str):
+    """A file's text that is a program the agent runs (a status line script)."""
+
+
 def write_files(where: Path, files: Files) -> None:
     """Each file under `where` (an absolute path as it is), its folders made: a string as it
-    is, anything else as JSON."""
+    is (an `Executable` made executable), anything else as JSON."""
     for rel, content in files.items():
         path = where / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content if isinstance(content, str) else json.dumps(content, indent=1))
+        if isinstance(content, Executable):
+            path.chmod(0o755)
 
 
 @dataclass(frozen=True)
@@ -201,8 +208,8 @@ class AgentSpec:
             return found[-1].name.removesuffix(".dist-info").split("-")[1] if found else "unknown"
         raise NotImplementedError(f"{self.name}: no `npm_package` and no `read_version`")
 
-    # How it starts, as data: the environment beyond BASE_ENV and HOME (`{url}` stands for the
-    # fake server's address), the arguments after the binary, and the arguments that scenario
+    # How it starts, as data: the environment beyond BASE_ENV and HOME, the arguments after the
+    # binary (in both `{url}` stands for the fake server's address), and the arguments that scenario
     # options add (`option_args`: option -> arguments, `{}` the option's value). The files it
     # reads at start come from `settings`, what depends on more than the URL from `more_env`
     # and `more_args`; the options `args` (a scenario's) and `dress_args` (a dress's) are
@@ -236,7 +243,7 @@ class AgentSpec:
         environment (`launch_env`, `more_env`)."""
         options = scenario.options
         write_files(dirs.home, self.settings(dirs, url, options))
-        argv = [*self.command(), *self.launch_args]
+        argv = [*self.command(), *(a.replace("{url}", url) for a in self.launch_args)]
         for option, args in self.option_args.items():
             value = options.get(option)
             if value:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import sys
 from pathlib import Path
@@ -13,6 +12,9 @@ from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Sleep
 from tools.agentlab.base import (
     AgentSpec,
+    Executable,
+    Files,
+    Options,
     RunDirs,
     Scenario,
     command_version,
@@ -524,10 +526,6 @@ class Claude(AgentSpec):
             return bundle
         return modules / "claude-code" / "bin" / "claude.exe"
 
-    def argv0(self) -> list[str]:
-        binary = self.binary()
-        return ["/usr/bin/node", str(binary)] if binary.suffix == ".js" else [str(binary)]
-
     def read_version(self) -> str:
         binary = self.binary()
         if binary.suffix == ".js":
@@ -898,10 +896,24 @@ class Claude(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        opts = scenario.options
+    launch_env: ClassVar[dict[str, str]] = {
+        "ANTHROPIC_BASE_URL": "{url}",
+        "ANTHROPIC_API_KEY": API_KEY,
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+    }
+    option_args: ClassVar[dict[str, tuple[str, ...]]] = {
+        "bypass": ("--dangerously-skip-permissions",),
+        "permission_mode": ("--permission-mode", "{}"),
+    }
+
+    def command(self) -> list[str]:
+        binary = self.binary()
+        return ["/usr/bin/node", str(binary)] if binary.suffix == ".js" else [str(binary)]
+
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         state: dict[str, object] = {
             "hasCompletedOnboarding": True,
             "numStartups": 5,
@@ -909,67 +921,52 @@ class Claude(AgentSpec):
             "hasResetAutoModeOptInForDefaultOffer": True,
             "projects": {
                 str(dirs.proj): {
-                    "hasTrustDialogAccepted": bool(opts.get("seed_trust", True)),
+                    "hasTrustDialogAccepted": bool(options.get("seed_trust", True)),
                     "allowedTools": [],
                 }
             },
         }
-        if opts.get("seed_apikey", True):
+        if options.get("seed_apikey", True):
             # Claude Code remembers an approved key by its last 20 characters.
             state["customApiKeyResponses"] = {"approved": [API_KEY[-20:]], "rejected": []}
+        files: Files = {}
         server = {
             "type": "stdio",
             "command": sys.executable,
             "args": [str(MCP_SERVER), "--tools", "deploy"],
         }
-        if opts.get("mcp"):
+        if options.get("mcp"):
             # user scope: no approval needed at start-up, each tool call asks
             state["mcpServers"] = {"lab": server}
-        if opts.get("mcp_project"):
+        if options.get("mcp_project"):
             # project scope (.mcp.json), not yet approved: a start-up dialog asks about it
-            (dirs.proj / ".mcp.json").write_text(json.dumps({"mcpServers": {"lab": server}}))
-        settings_dir = dirs.home / ".claude"
-        settings_dir.mkdir(exist_ok=True)
+            files[str(dirs.proj / ".mcp.json")] = {"mcpServers": {"lab": server}}
         # Without defaultMode "default" auto mode is the default and ordinary commands never
         # prompt, which is not what these scenarios are about.
         settings: dict[str, object] = {
             "permissions": {"defaultMode": "default"},
-            "skipAutoPermissionPrompt": not opts.get("auto_prompt", False),
+            "skipAutoPermissionPrompt": not options.get("auto_prompt", False),
         }
-        status = opts.get("statusline")
+        status = options.get("statusline")
         if status:
-            script = settings_dir / "statusline.py"
-            script.write_text(STATUS_SCRIPTS[str(status)])
-            script.chmod(0o755)
+            script = dirs.home / ".claude" / "statusline.py"
+            files[str(script)] = Executable(STATUS_SCRIPTS[str(status)])
             settings["statusLine"] = {"type": "command", "command": str(script)}
-        if opts.get("theme"):
-            state["theme"] = opts["theme"]
-        if opts.get("vim"):
+        if options.get("theme"):
+            state["theme"] = options["theme"]
+        if options.get("vim"):
             state["editorMode"] = "vim"
-        if opts.get("reduced_motion"):
+        if options.get("reduced_motion"):
             settings["prefersReducedMotion"] = True
-        if opts.get("bypass") and not opts.get("bypass_warning", False):
+        if options.get("bypass") and not options.get("bypass_warning", False):
             # Pre-accepted, unless the scenario is about the start-up warning itself.
             settings["skipDangerousModePermissionPrompt"] = True
             state["bypassPermissionsModeAccepted"] = True
-        (dirs.home / ".claude.json").write_text(json.dumps(state, indent=1))
-        (settings_dir / "settings.json").write_text(json.dumps(settings, indent=1))
-        env = self.env(
-            dirs,
-            ANTHROPIC_BASE_URL=url,
-            ANTHROPIC_API_KEY=API_KEY,
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-            DISABLE_AUTOUPDATER="1",
-            DISABLE_TELEMETRY="1",
-            DISABLE_ERROR_REPORTING="1",
-        )
-        argv = self.argv0()
-        if opts.get("bypass"):
-            argv.append("--dangerously-skip-permissions")
-            # Claude Code refuses bypass mode as root outside a sandbox it knows of; the lab's
-            # throwaway HOME and project are one (the lab may run as root in a container).
-            env["IS_SANDBOX"] = "1"
-        mode = opts.get("permission_mode")
-        if mode:
-            argv += ["--permission-mode", str(mode)]
-        return argv, env
+        files[".claude.json"] = state
+        files[".claude/settings.json"] = settings
+        return files
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
+        # Claude Code refuses bypass mode as root outside a sandbox it knows of; the lab's
+        # throwaway HOME and project are one (the lab may run as root in a container).
+        return {"IS_SANDBOX": "1"} if options.get("bypass") else {}

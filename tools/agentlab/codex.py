@@ -12,7 +12,16 @@ from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Type
-from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, command_version, lab_home
+from tools.agentlab.base import (
+    BASE_ENV,
+    AgentSpec,
+    Files,
+    Options,
+    RunDirs,
+    Scenario,
+    command_version,
+    lab_home,
+)
 from tools.agentlab.dress import Dress
 from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
@@ -137,6 +146,25 @@ CODEX_TURNS = (
         ],
     ),
 )
+
+
+CONFIG = """model = "{model}"
+model_provider = "lab"
+approval_policy = "on-request"
+sandbox_mode = "read-only"
+check_for_update_on_startup = false
+
+[model_providers.lab]
+name = "agentlab fake server"
+base_url = "{url}/v1"
+wire_api = "responses"
+env_key = "AGENTLAB_API_KEY"
+request_max_retries = 1
+stream_max_retries = 1
+
+[analytics]
+enabled = false
+{trust}"""
 
 
 class Codex(AgentSpec):
@@ -271,10 +299,10 @@ class Codex(AgentSpec):
                 note="trust dialog at start-up",
                 seed_trust=False,
             ),
-            *self.configs(s, approve),
+            *self.modes(s, approve),
         ]
 
-    def configs(self, s: Shapes, approve: Keys) -> list[Scenario]:
+    def modes(self, s: Shapes, approve: Keys) -> list[Scenario]:
         """What users change: MCP servers, the sandbox and approval modes, a command
         interrupted while it runs, a draft quoting the status row."""
         mcp_dialog = s.blocked(MCP_APPROVAL, "MCP tool approval form (lab_note)")
@@ -376,56 +404,37 @@ class Codex(AgentSpec):
         )
         return out
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        codex_home = dirs.home / ".codex"
-        codex_home.mkdir()
+    launch_env: ClassVar[dict[str, str]] = {"AGENTLAB_API_KEY": "sk-agentlab-fake"}
+
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         trust = ""
-        if scenario.options.get("seed_trust", True):
+        if options.get("seed_trust", True):
             trust = f'\n[projects."{dirs.proj}"]\ntrust_level = "trusted"\n'
         # read-only sandbox: edits and escalated commands both need the user's approval.
         # A catalogue model (gpt-5.5) opens a "Meet <newer model>" dialog at start-up; an
         # unknown slug does not. The dialog has a scenario of its own (model_nudge).
-        model = str(scenario.options.get("model", "agentlab-model"))
-        (codex_home / "config.toml").write_text(f'''model = "{model}"
-model_provider = "lab"
-approval_policy = "on-request"
-sandbox_mode = "read-only"
-check_for_update_on_startup = false
-
-[model_providers.lab]
-name = "agentlab fake server"
-base_url = "{url}/v1"
-wire_api = "responses"
-env_key = "AGENTLAB_API_KEY"
-request_max_retries = 1
-stream_max_retries = 1
-
-[analytics]
-enabled = false
-{trust}''')
+        model = str(options.get("model", "agentlab-model"))
+        config = CONFIG.format(model=model, url=url, trust=trust)
         tui = []
-        if scenario.options.get("tui_theme"):
-            tui.append(f'theme = "{scenario.options["tui_theme"]}"')
-        if scenario.options.get("tui_animations") is False:
+        if options.get("tui_theme"):
+            tui.append(f'theme = "{options["tui_theme"]}"')
+        if options.get("tui_animations") is False:
             tui.append("animations = false")
         if tui:
-            with (codex_home / "config.toml").open("a") as out:
-                out.write("\n[tui]\n" + "\n".join(tui) + "\n")
-        if scenario.options.get("mcp"):
+            config += "\n[tui]\n" + "\n".join(tui) + "\n"
+        if options.get("mcp"):
             server = Path(__file__).with_name("mcp_server.py")
             log = dirs.root / "mcp.jsonl"
-            mcp = f'\n[mcp_servers.lab]\ncommand = "python3"\nargs = ["{server}", "{log}"]\n'
-            with (codex_home / "config.toml").open("a") as out:
-                out.write(mcp)
-        env = self.env(
-            dirs,
-            CODEX_HOME=str(codex_home),
-            AGENTLAB_API_KEY="sk-agentlab-fake",
-            PATH=f"{self._tools_path()}:{BASE_ENV['PATH']}",
-        )
+            config += f'\n[mcp_servers.lab]\ncommand = "python3"\nargs = ["{server}", "{log}"]\n'
+        return {".codex/config.toml": config}
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
+        return {
+            "CODEX_HOME": str(dirs.home / ".codex"),
+            "PATH": f"{self._tools_path()}:{BASE_ENV['PATH']}",
+        }
+
+    def more_args(self, dirs: RunDirs, options: Options) -> list[str]:
         # --no-daemon: otherwise the TUI starts a background app-server that outlives the pane
         # and whose socket the next run collides with.
-        extra = [str(a) for a in scenario.options.get("args", [])]  # type: ignore[attr-defined]
-        return [str(self.binary()), *self._daemon_flag(), *extra], env
+        return self._daemon_flag()
