@@ -12,7 +12,7 @@ from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys
 from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect, ToolShape
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The status row above the input box: "⠙ Sending request... (0s • esc to interrupt)",
 # "Executing tools... (8s • esc to interrupt)".
@@ -29,6 +29,9 @@ QUESTION = Cue(r"Which database[\s\S]*Choose a response:[\s\S]*Chat about this")
 ONBOARDING = Cue(r"Commands run automatically[\s\S]*Press return to continue, or esc to skip")
 INDEXING = Cue(r"Choose an option:[\s\S]*Press 1/2/3/4 to select directly")
 DRAFT_IDLE = Cue(r"› +Do you want to proceed", absent=SPINNER)
+# Auggie draws an answer's text once a line is complete, not as it streams (the essay is one
+# long paragraph): interrupts come while the status row says the response streams.
+STREAMING = Expect(None, Cue(r"Processing response\.\.\."), "answer streaming", settle=2.0)
 COMMAND = "rm -rf build && sleep 2 && echo done"
 
 TOOLS = {
@@ -86,27 +89,38 @@ class Auggie(AgentSpec):
         for arg in ("--permission", f"{tool}:ask-user")
     )
 
-    def build(self, s: Shapes) -> list[Scenario]:
-        approve = Keys(("a",), "[A]llow")
-        # Auggie draws an answer's text once a line is complete, not as it streams (the essay is
-        # one long paragraph): interrupts come while the status row says the response streams.
-        streaming = Expect(None, Cue(r"Processing response\.\.\."), "answer streaming", settle=2.0)
+    standard = Standard(
+        dialog=APPROVAL,
+        what="tool approval",
+        first_option="[A]llow",
+        bash="Tool Approval Required, [A]llow [D]eny",
+        approved="tool approval allowed ([A]llow)",
+        approve=Keys(("a",), "[A]llow"),
+        running="allowed; command running",
+        reject=Keys(("d",), "[D]eny"),
+        # Esc does nothing at the approval popover (its dismiss handler is empty): the lab saw
+        # the screen unchanged for 30 s after it.
+        esc=False,
+        streaming=STREAMING,
+        interrupt_keys=("Escape",),
+        edit_write="edit approval, then new-file approval, both allowed",
+        edit="Tool Approval Required for str-replace-editor",
+        write="Tool Approval Required for save-file",
+        between=Cue(SPINNER, absent=ASKING),
+        between_note="edit allowed",
+        thinking="thinking summary streamed before the answer",
+        long_output="a long answer",
+        draft=DRAFT_IDLE,
+        question=QUESTION,
+        question_desc="ask-user question with suggested responses, answered with 1",
+        question_note="ask-user: Choose a response",
+        question_answer=Keys(("1",), "1) PostgreSQL"),
+        hooks=True,
+        hooks_approved="tool approval allowed",
+    )
+
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
         return [
-            s.startup("launch; input box ready"),
-            s.text(),
-            *s.approvals(
-                what="tool approval",
-                approved="tool approval allowed ([A]llow)",
-                dialog=s.blocked(APPROVAL, "Tool Approval Required, [A]llow [D]eny"),
-                first_option="[A]llow",
-                approve=approve,
-                working=s.working("allowed; command running"),
-                reject=Keys(("d",), "[D]eny"),
-                # Esc does nothing at the approval popover (its dismiss handler is empty): the
-                # lab saw the screen unchanged for 30 s after it.
-                esc=False,
-            ),
-            *s.interrupts(streaming, keys=("Escape",)),
             # Ctrl-C does not stop a turn: with an empty input box it only says "Press Ctrl+C
             # again to exit" (a second one quits); the answer goes on to its end.
             s.sc(
@@ -114,24 +128,10 @@ class Auggie(AgentSpec):
                 "Ctrl-C while an answer streams: the turn goes on (a second Ctrl-C would quit)",
                 s.start(),
                 s.ask(st.P_ESSAY),
-                streaming,
+                STREAMING,
                 Keys(("C-c",), "Ctrl-C once"),
                 s.working("Ctrl-C pressed once; still working", Cue(r"Press Ctrl\+C again")),
                 Expect("idle", IDLE, "the answer ended; back at the input box", timeout=90),
-            ),
-            s.edit_write(
-                "edit approval, then new-file approval, both allowed",
-                edit=s.blocked(APPROVAL, "Tool Approval Required for str-replace-editor"),
-                approve=approve,
-                between=s.working("edit allowed", Cue(SPINNER, absent=ASKING)),
-                write=s.blocked(APPROVAL, "Tool Approval Required for save-file"),
-            ),
-            *s.answers("thinking summary streamed before the answer", "a long answer"),
-            s.draft(DRAFT_IDLE),
-            s.question(
-                "ask-user question with suggested responses, answered with 1",
-                s.blocked(QUESTION, "ask-user: Choose a response"),
-                Keys(("1",), "1) PostgreSQL"),
             ),
             s.startup_dialog(
                 "onboarding", "first-run welcome (housekeeping)", ONBOARDING, first_run=True
@@ -141,12 +141,6 @@ class Auggie(AgentSpec):
                 "workspace indexing permission",
                 INDEXING,
                 seed_indexing=False,
-            ),
-            s.hooks_bash(
-                "tool approval allowed",
-                s.blocked(APPROVAL, "Tool Approval Required, [A]llow [D]eny"),
-                approve,
-                s.working("allowed; command running"),
             ),
         ]
 

@@ -9,7 +9,7 @@ from tools.agentlab.actions import Cue, Keys
 from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect, ToolShape
 from tools.agentlab.dress import Dress
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The input box is pinned at the bottom between two rules, the footer (model, mode, auto-approve)
 # under it; the transcript grows down from the top, and what works is drawn at its end: a
@@ -61,37 +61,33 @@ class Cline(AgentSpec):
     npm_package = "cline"
     launch_args = ("--auto-approve", "false")
 
-    def build(self, s: Shapes) -> list[Scenario]:
+    standard = Standard(
+        dialog=APPROVAL,
+        what="tool approval ([y] Approve / [n] Deny)",
+        first_option="press y",
+        bash="Cline needs permission: Approve tool call?",
+        approved="tool approval for run_commands approved with y",
+        approve=Keys(("y",), "press y (Approve)"),
+        reject=Keys(("n",), "press n (Deny)"),
+        startup="launch (promo notice switched off); input box ready",
+        # Ctrl-C quits Cline altogether, also mid-turn (it prints a session summary).
+        interrupt_keys=("Escape",),
+        edit_write="an edit of app.py and a new NOTES.md, each approved with y",
+        edit="tool approval for the edit",
+        write="tool approval for the new file",
+        between=WORKING,
+        between_note="edit approved; agent working",
+        question=QUESTION,
+        question_desc="ask_question dialog answered with option 1",
+        question_note="Cline is asking a question: options and a response field",
+        question_answer=Keys(("1",), "press 1 (first option)"),
+        thinking="a reasoning block streamed before the answer",
+        long_output="a long answer that scrolls the transcript",
+        draft=DRAFT_IDLE,
+    )
+
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
         return [
-            s.startup("launch (promo notice switched off); input box ready"),
-            s.text(),
-            *s.approvals(
-                what="tool approval ([y] Approve / [n] Deny)",
-                approved="tool approval for run_commands approved with y",
-                dialog=s.blocked(APPROVAL, "Cline needs permission: Approve tool call?"),
-                first_option="press y",
-                approve=Keys(("y",), "press y (Approve)"),
-                reject=Keys(("n",), "press n (Deny)"),
-            ),
-            # Ctrl-C quits Cline altogether, also mid-turn (it prints a session summary).
-            *s.interrupts(keys=("Escape",)),
-            s.edit_write(
-                "an edit of app.py and a new NOTES.md, each approved with y",
-                edit=s.blocked(APPROVAL, "tool approval for the edit"),
-                approve=Keys(("y",), "press y (Approve)"),
-                between=s.working("edit approved; agent working"),
-                write=s.blocked(APPROVAL, "tool approval for the new file"),
-            ),
-            s.question(
-                "ask_question dialog answered with option 1",
-                s.blocked(QUESTION, "Cline is asking a question: options and a response field"),
-                Keys(("1",), "press 1 (first option)"),
-            ),
-            *s.answers(
-                "a reasoning block streamed before the answer",
-                "a long answer that scrolls the transcript",
-            ),
-            s.draft(DRAFT_IDLE),
             s.startup_dialog(
                 "promo_popup",
                 "'Try ClinePass' notice (Enter opens, any other key closes)",

@@ -13,7 +13,7 @@ from tools.agentlab.actions import Cue, Expect, Keys
 from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario, timed_hook
 from tools.agentlab.dialect import Dialect, ToolShape
 from tools.agentlab.dress import Dress
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The input box is pinned at the bottom: the mode row above it ("Auto (Off) · all actions require
 # approval ... Fake Model"), the box, and a help row under it ("? for help", "[⏱ 12s] ? for
@@ -75,22 +75,37 @@ class Droid(AgentSpec):
         "FACTORY_DROID_AUTO_UPDATE_ENABLED": "false",
     }
 
-    def build(self, s: Shapes) -> list[Scenario]:
-        approve = Keys(("Enter",), "Yes, allow")
+    standard = Standard(
+        dialog=APPROVAL,
+        what="command approval",
+        first_option="Yes, allow",
+        bash="Command to approve",
+        approved="command approval answered with Yes, allow",
+        reject=Keys(("Up", "Enter"), "No, cancel (the last choice)"),
+        startup="launch in a trusted folder; input box ready",
+        slow=EXECUTING,
+        # Droid shows an answer only once it is complete (the spinner row reads "Streaming..."
+        # meanwhile): the interrupt waits for that row, then a while.
+        streaming=STREAMING,
+        interrupt_keys=("Escape",),
+        edit_dialog=EDIT_APPROVAL,
+        edit="edit approval",
+        write="new-file approval",
+        edit_write="an edit of app.py and a new NOTES.md, each approved",
+        between=Cue(STOP_HINT, absent=HINT_ROW),
+        question=QUESTION,
+        question_desc="AskUser questionnaire answered with its first option",
+        question_note="AskUser questionnaire",
+        question_answer=Keys(("Enter",), "pick the first option"),
+        question_after=None,
+        draft=DRAFT_IDLE,
+        trust=TRUST,
+        hooks=True,
+        hooks_approved="command approval answered",
+    )
+
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
         return [
-            s.startup("launch in a trusted folder; input box ready"),
-            s.text(),
-            *s.approvals(
-                what="command approval",
-                approved="command approval answered with Yes, allow",
-                dialog=s.blocked(APPROVAL, "Command to approve"),
-                first_option="Yes, allow",
-                reject=Keys(("Up", "Enter"), "No, cancel (the last choice)"),
-            ),
-            s.bash_interrupt(s.blocked(APPROVAL, "Command to approve"), approve, EXECUTING),
-            # Droid shows an answer only once it is complete (the spinner row reads
-            # "Streaming..." meanwhile): the interrupts wait for that row, then a while.
-            *s.interrupts(STREAMING, keys=("Escape",)),
             s.sc(
                 "interrupt_ctrlc",
                 "Ctrl-C while the answer streams only warns (press again to exit): still "
@@ -108,20 +123,6 @@ class Droid(AgentSpec):
                 Keys(("Escape",), "interrupt with Esc"),
                 s.back("interrupted; back at the input box"),
             ),
-            s.edit_write(
-                "an edit of app.py and a new NOTES.md, each approved",
-                edit=s.blocked(EDIT_APPROVAL, "edit approval"),
-                approve=approve,
-                between=s.working("edit approved", Cue(STOP_HINT, absent=HINT_ROW)),
-                write=s.blocked(EDIT_APPROVAL, "new-file approval"),
-            ),
-            *s.answers(),
-            s.question(
-                "AskUser questionnaire answered with its first option",
-                s.blocked(QUESTION, "AskUser questionnaire"),
-                Keys(("Enter",), "pick the first option"),
-                [],
-            ),
             s.dialog_turn(
                 "plan",
                 "Spec mode (shift+tab): the plan of ExitSpecMode approved",
@@ -138,17 +139,12 @@ class Droid(AgentSpec):
                     Expect("idle", SPEC_IDLE, "Spec mode, idle", settle=1.0),
                 ],
             ),
-            s.draft(DRAFT_IDLE),
-            s.startup_dialog("trust_dialog", "folder trust dialog", TRUST, seed_trust=False),
-            s.hooks_bash(
-                "command approval answered", s.blocked(APPROVAL, "Command to approve"), approve
-            ),
             s.dialog_turn(
                 "hooks_launch",
                 "as hooks_bash, the hooks given for this run only (`--settings FILE`)",
                 st.P_BASH,
                 s.blocked(APPROVAL, "Command to approve"),
-                approve,
+                Keys(("Enter",), "Yes, allow"),
                 s.working("approved; command running"),
                 hooks="settings",
             ),

@@ -8,7 +8,7 @@ from typing import ClassVar
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, Sleep, Type
 from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The input box (a round box, "│ ❯ Ask me anything... │") and the mode footer under it
 # ("⏸ auto-edit: off (shift + tab)  ≋ fake-model") are the last rows; a turn shows the spinner
@@ -58,18 +58,22 @@ class Grok(AgentSpec):
         "GROK_MODEL": "fake-model",
     }
 
-    def build(self, s: Shapes) -> list[Scenario]:
-        approve = Keys(("Enter",), "1. Yes (selected)")
+    standard = Standard(
+        dialog=CONFIRM,
+        what="confirmation",
+        first_option="1. Yes (selected)",
+        bash="Do you want to proceed with this operation?",
+        approved="confirmation answered with 1. Yes",
+        reject=None,  # bash_no is its own: the keys go one by one
+        slow=Expect("working", Cue(r"Executing", absent=HINT_ROW), "command running", settle=1.5),
+        interrupt_keys=("Escape",),
+        edit_write="an edit of app.py and a new NOTES.md, each approved with 1. Yes",
+        between=Cue(SPINNER, absent=HINT_ROW),
+        draft=DRAFT_IDLE,
+    )
+
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
         return [
-            s.startup("launch; input box ready"),
-            s.text(),
-            *s.approvals(
-                what="confirmation",
-                approved="confirmation answered with 1. Yes",
-                dialog=s.blocked(CONFIRM, "Do you want to proceed with this operation?"),
-                first_option="1. Yes",
-                reject=None,  # bash_no below: the keys go one by one
-            ),
             s.sc(
                 "bash_no",
                 "confirmation rejected by choosing 3. No",
@@ -93,23 +97,6 @@ class Grok(AgentSpec):
                 Keys(("Enter",), "send the feedback"),
                 s.done("rejected with feedback; back at the input box"),
             ),
-            s.bash_interrupt(
-                s.blocked(CONFIRM, "Do you want to proceed with this operation?"),
-                approve,
-                Expect(
-                    "working", Cue(r"Executing", absent=HINT_ROW), "command running", settle=1.5
-                ),
-            ),
-            *s.interrupts(keys=("Escape",)),
-            s.edit_write(
-                "an edit of app.py and a new NOTES.md, each approved with 1. Yes",
-                edit=s.blocked(CONFIRM, "edit confirmation"),
-                approve=approve,
-                between=s.working("edit approved", Cue(SPINNER, absent=HINT_ROW)),
-                write=s.blocked(CONFIRM, "new-file confirmation"),
-            ),
-            *s.answers(),
-            s.draft(DRAFT_IDLE),
             s.sc(
                 "mode_switch",
                 "shift+tab turns auto-edit on and off again (idle throughout)",

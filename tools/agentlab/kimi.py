@@ -8,9 +8,9 @@ from typing import ClassVar
 from osf_tmux.agents.kimi import toml_entries
 from osf_tmux.agents.toml_hooks import render
 from tools.agentlab.actions import Cue, Expect, Keys
-from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario, cat_hook
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, cat_hook
 from tools.agentlab.dress import Dress
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Standard, Ui
 
 SPINNER = r"[🌑🌒🌓🌔🌕🌖🌗🌘]|^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] "
 BOX = r"▲/▼ select +1/2/3/4 choose +↵ confirm"
@@ -57,45 +57,26 @@ class Kimi(AgentSpec):
     pypi_dist = "kimi_cli"
     option_args: ClassVar[dict[str, tuple[str, ...]]] = {"plan": ("--plan",)}
 
-    def build(self, s: Shapes) -> list[Scenario]:
-        approve = Keys(("Enter",), "[1] Approve once")
-        return [
-            s.startup("launch; input box ready"),
-            s.text(),
-            *s.approvals(
-                what="approval box",
-                approved="approval box approved ([1] Approve once)",
-                dialog=s.blocked(APPROVAL, "approval: Shell is requesting approval to run command"),
-                first_option="[1] Approve once",
-                reject=Keys(("3",), "press 3 ([3] Reject)"),
-            ),
-            # Kimi keeps an answer's text back until its block is done ("Composing... 2s · 40
-            # tokens" meanwhile): the essay is interrupted once tokens flow.
-            *s.interrupts(
-                Expect(None, Cue(r"Composing\.\.\. [1-9]\d*s · \d+ tokens"), "answer streaming")
-            ),
-            s.edit_write(
-                "edit approval, then new-file approval, both approved",
-                edit=s.blocked(APPROVAL, "approval for the edit of app.py"),
-                approve=approve,
-                between=s.working("edit approved", WORKING),
-                write=s.blocked(APPROVAL, "approval for the new NOTES.md"),
-            ),
-            s.question(
-                "AskUserQuestion: a question with options, first option chosen",
-                s.blocked(QUESTION, "Which database should the app use? with its options"),
-                Keys(("Enter",), "choose the first option"),
-            ),
-            *s.answers(),
-            s.draft(DRAFT_IDLE),
-            # Plan mode (`--plan`): the input header turns dashed, `╌╌ input · plan ╌╌`.
-            s.plan_mode(PLAN_IDLE),
-            s.hooks_bash(
-                "approval box approved",
-                s.blocked(APPROVAL, "approval: Shell is requesting approval to run command"),
-                approve,
-            ),
-        ]
+    standard = Standard(
+        dialog=APPROVAL,
+        what="approval box",
+        first_option="[1] Approve once",
+        bash="approval: Shell is requesting approval to run command",
+        reject=Keys(("3",), "press 3 ([3] Reject)"),
+        # Kimi keeps an answer's text back until its block is done ("Composing... 2s · 40
+        # tokens" meanwhile): the essay is interrupted once tokens flow.
+        streaming=Expect(None, Cue(r"Composing\.\.\. [1-9]\d*s · \d+ tokens"), "answer streaming"),
+        edit_write="edit approval, then new-file approval, both approved",
+        edit="approval for the edit of app.py",
+        write="approval for the new NOTES.md",
+        between=WORKING,
+        question=QUESTION,
+        question_desc="AskUserQuestion: a question with options, first option chosen",
+        draft=DRAFT_IDLE,
+        # Plan mode (`--plan`): the input header turns dashed, `╌╌ input · plan ╌╌`.
+        plan_idle=PLAN_IDLE,
+        hooks=True,
+    )
 
     def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         config = CONFIG.format(url=url)

@@ -28,7 +28,7 @@ from tools.agentlab.base import (
     timed_hook,
 )
 from tools.agentlab.dress import Dress
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The activity row above the input box: a braille spinner (`⠋ Working… · Tip: …`) or a moon
 # phase while it waits for the model or a tool (`🌔 · Tip: …`).
@@ -100,19 +100,25 @@ class KimiCode(AgentSpec):
     npm_command = "kimi"
     option_args: ClassVar[dict[str, tuple[str, ...]]] = {"plan": ("--plan",)}
 
-    def build(self, s: Shapes) -> list[Scenario]:
-        approve = Keys(("Enter",), "1. Approve once")
+    standard = Standard(
+        dialog=APPROVAL,
+        what="approval panel",
+        first_option="1. Approve once",
+        bash="approval: Run this command? with its four options",
+        reject=Keys(("3",), "press 3 (3. Reject)"),
+        # Edits and new files inside the project run without asking (the default mode asks
+        # for commands, questions and plans): one turn with two diffs shown.
+        edits_ask=False,
+        edit_write="an edit of app.py and a new NOTES.md, applied without a panel",
+        draft=DRAFT_IDLE,
+        plan_idle=PLAN_IDLE,
+        trust=TRUST,
+        trust_what="the folder trust prompt",
+        hooks=True,
+    )
+
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
         return [
-            s.startup("launch; input box ready"),
-            s.text(),
-            *s.approvals(
-                what="approval panel",
-                approved="approval panel approved (1. Approve once)",
-                dialog=s.blocked(APPROVAL, "approval: Run this command? with its four options"),
-                first_option="1. Approve once",
-                reject=Keys(("3",), "press 3 (3. Reject)"),
-            ),
-            *s.interrupts(),
             # Option 4 opens a feedback field in the panel: typed, then sent.
             s.sc(
                 "bash_feedback",
@@ -127,13 +133,6 @@ class KimiCode(AgentSpec):
                 Keys(("Enter",), "send the feedback"),
                 s.done("rejected with feedback; back at the input box"),
             ),
-            # Edits and new files inside the project run without asking (the default mode asks
-            # for commands, questions and plans): one turn with two diffs shown.
-            s.plain(
-                "edit_write",
-                "an edit of app.py and a new NOTES.md, applied without a panel",
-                st.P_EDIT,
-            ),
             # A question is answered on its tab, then submitted on a review tab.
             s.sc(
                 "question",
@@ -146,15 +145,6 @@ class KimiCode(AgentSpec):
                 Keys(("Enter",), "1. Submit"),
                 s.working("answered; agent working"),
                 s.done(),
-            ),
-            *s.answers(),
-            s.draft(DRAFT_IDLE),
-            s.startup_dialog("trust_dialog", "the folder trust prompt", TRUST, seed_trust=False),
-            s.plan_mode(PLAN_IDLE),
-            s.hooks_bash(
-                "approval panel approved",
-                s.blocked(APPROVAL, "approval: Run this command? with its four options"),
-                approve,
             ),
         ]
 

@@ -16,7 +16,7 @@ from tools.agentlab.actions import Cue, Expect, Keys, Type
 from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dress import Dress
 from tools.agentlab.script import Pause, Text, Tool, Turn
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 EXTENSION = Path(__file__).with_name("pi_lab_extension.ts")
 
@@ -121,19 +121,33 @@ class Pi(AgentSpec):
     def more_args(self, dirs: RunDirs, options: Options) -> list[str]:
         return ["--session", str(gone_session(dirs))] if options.get("gone_session") else []
 
-    def build(self, s: Shapes) -> list[Scenario]:
-        running = s.working("approved; command running")
+    standard = Standard(
+        dialog=RUN_ASK,
+        what="the gate's command select",
+        first_option="Yes",
+        bash="an extension's select before the command",
+        approved="the gate's command select approved (Yes)",
+        reject=down(3, "choose No"),
+        startup="launch; input box ready (the lab's gate extension loaded)",
+        slow=Expect("working", RUNNING, "the command runs (Elapsed)", settle=1.5),
+        interrupt_keys=("Escape",),
+        edit_write="the edit confirmed (ctx.ui.confirm), then the new file allowed (ctx.ui.select)",
+        edit_dialog=EDIT_ASK,
+        edit="an extension's confirm before the edit",
+        write_dialog=CREATE_ASK,
+        write="an extension's select before the new file",
+        between=WORKING,
+        question=QUESTION,
+        question_desc="the model asks through an extension's question tool (ctx.ui.custom)",
+        question_note="an extension's own question component",
+        question_answer=Keys(("Down", "Enter"), "choose SQLite"),
+        question_after="answered; the model goes on",
+        thinking="thinking streamed before the answer",
+        draft=DRAFT_IDLE,
+    )
+
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
         return [
-            s.startup("launch; input box ready (the lab's gate extension loaded)"),
-            s.text(),
-            *s.approvals(
-                what="the gate's command select",
-                approved="the gate's command select approved (Yes)",
-                dialog=s.blocked(RUN_ASK, "an extension's select before the command"),
-                first_option="Yes",
-                working=running,
-                reject=down(3, "choose No"),
-            ),
             s.dialog_turn(
                 "bash_why",
                 "command refused with a reason typed into the gate's text field (ctx.ui.input)",
@@ -145,20 +159,6 @@ class Pi(AgentSpec):
                     Type("not on this branch", "the reason"),
                     Keys(("Enter",), "submit the reason"),
                 ],
-            ),
-            s.bash_interrupt(
-                s.blocked(RUN_ASK, "an extension's select before the command"),
-                Keys(("Enter",), "Yes"),
-                Expect("working", RUNNING, "the command runs (Elapsed)", settle=1.5),
-            ),
-            s.sc(
-                "interrupt_esc",
-                "long streamed answer interrupted with Esc",
-                s.start(),
-                s.ask(st.P_ESSAY),
-                Expect(None, Cue("Terminals began"), "answer streaming", settle=1.5),
-                Keys(("Escape",), "interrupt with Esc"),
-                s.back("interrupted; back at the input box"),
             ),
             s.sc(
                 "interrupt_ctrlc",
@@ -183,13 +183,6 @@ class Pi(AgentSpec):
                 Keys(("Escape",), "interrupt with Esc"),
                 s.back("interrupted; back at the input box"),
             ),
-            s.edit_write(
-                "the edit confirmed (ctx.ui.confirm), then the new file allowed (ctx.ui.select)",
-                s.blocked(EDIT_ASK, "an extension's confirm before the edit"),
-                Keys(("Enter",), "Yes"),
-                s.working("edit approved"),
-                s.blocked(CREATE_ASK, "an extension's select before the new file"),
-            ),
             s.dialog_turn(
                 "write_editor",
                 "the new file's content edited first in the gate's editor (ctx.ui.editor)",
@@ -201,17 +194,6 @@ class Pi(AgentSpec):
                     Keys(("Enter",), "submit the content as it is"),
                 ],
             ),
-            s.question(
-                "the model asks through an extension's question tool (ctx.ui.custom)",
-                s.blocked(QUESTION, "an extension's own question component"),
-                Keys(("Down", "Enter"), "choose SQLite"),
-                s.working("answered; the model goes on"),
-            ),
-            *s.answers(
-                "thinking streamed before the answer",
-                "a long answer that scrolls",
-            ),
-            s.draft(DRAFT_IDLE),
             s.startup_dialog(
                 "session_cwd",
                 "Pi's own question: the resumed session's folder is gone",

@@ -27,6 +27,7 @@ class Scenario:
 
 STREAMING = Cue(r"Terminals began")  # the essay the interrupt scenarios stop midway
 NO_OPTION = PickOption(r"No\b", "choose the No option")  # the digit read off the screen
+FIRST_CHOICE = Keys(("Enter",), "choose the first option")
 
 
 @dataclass(frozen=True)
@@ -62,10 +63,11 @@ class Standard:
     things. An adapter that sets `standard` plays them (`Shapes.standard`) without a `build` of
     its own: start-up, a text turn, the command approved, rejected with Esc and with No, the
     essay interrupted with Esc and Ctrl-C, the edit and the new file approved, the long,
-    thinking and ask-back answers, a draft; a trust dialog at start-up and the hooks' payloads
-    when it has them."""
+    thinking and ask-back answers; a draft, a question with options, plan mode, a command
+    interrupted while it runs, a trust dialog at start-up and the hooks' payloads when it has
+    them."""
 
-    dialog: Cue  # the approval dialog (the command's, the edit's, the new file's)
+    dialog: Cue  # the approval dialog (the command's; the edit's and the new file's by default)
     what: str  # what the dialog is called in the notes: "shell confirmation"
     first_option: str  # the note on Enter, which chooses the first option: "1. Allow once"
     bash: str  # the note on the command's dialog
@@ -76,9 +78,41 @@ class Standard:
     reject: Action | None = NO_OPTION  # how No is chosen; None: the dialog has no No
     draft: Cue | None = None  # the input box showing the draft (None: no draft scenario)
     startup: str = "launch; input box ready"  # the start-up scenario's description
+    text: str = "a streamed text answer"  # the text scenario's
     thinking: str = "reasoning streamed before the answer"  # the thinking scenario's
+    long_output: str = "a long answer that scrolls"  # the long_output scenario's
     trust: Cue | None = None  # a trust dialog at start-up (unless option seed_trust)
+    trust_what: str = "folder trust dialog"
     hooks: bool = False  # hooks_bash: the adapter's launch writes osf-tmux's hooks
+    hooks_approved: str | None = None  # hooks_bash's description; None: "<what> approved"
+    # How a dialog is approved (None: Enter on the first option) and what the notes say after.
+    approve: Action | None = None
+    running: str = "approved; command running"
+    esc: bool = True  # Esc rejects the command's dialog (bash_esc)
+    # The edit's and the new file's dialogs where they are not `dialog`, and whether edits ask
+    # at all (else edit_write is one plain turn); what shows between the two dialogs (None: the
+    # working cue with the dialog gone).
+    edit_dialog: Cue | None = None
+    write_dialog: Cue | None = None
+    edits_ask: bool = True
+    between: Cue | None = None
+    between_note: str = "edit approved"
+    edit_options: tuple[tuple[str, object], ...] = ()  # edit_write's scenario options
+    # The interrupts: their keys, and what is waited for before the key (None: the essay's
+    # first words on screen).
+    interrupt_keys: tuple[str, ...] = ("Escape", "C-c")
+    streaming: Expect | None = None
+    # bash_interrupt: the slow command (the agent's `turns` hold st.slow_turn()) approved, this
+    # seen, then Esc. None: no such scenario.
+    slow: Expect | None = None
+    # The model's question with options (st.P_QUESTION): its dialog, the note on it, the key
+    # that answers and its note, what follows (None: nothing before the end of the turn).
+    question: Cue | None = None
+    question_desc: str = "a question with options, first option chosen"
+    question_note: str = "Which database should the app use? with its options"
+    question_answer: Action = FIRST_CHOICE
+    question_after: str | None = "answered; agent working"
+    plan_idle: Cue | None = None  # plan_mode: started with --plan, this its idle screen
 
 
 class Shapes:
@@ -134,39 +168,61 @@ class Shapes:
     def standard(self, std: Standard) -> list[Scenario]:
         """The standard scenarios (see `Standard`), in the order `record --scenario all` plays
         them."""
-        approve = Keys(("Enter",), std.first_option)
+        approve = std.approve or Keys(("Enter",), std.first_option)
         dialog = self.blocked(std.dialog, std.bash)
-        between = dataclasses.replace(self.ui.working, absent=std.dialog.pattern)
+        running = self.working(std.running)
+        edit_dialog = std.edit_dialog or std.dialog
+        between = std.between or dataclasses.replace(self.ui.working, absent=std.dialog.pattern)
         out = [
             self.startup(std.startup),
-            self.text(),
+            self.text(std.text),
             *self.approvals(
                 what=std.what,
                 approved=std.approved or f"{std.what} approved ({std.first_option})",
                 dialog=dialog,
                 first_option=std.first_option,
-                reject=std.reject,
-            ),
-            *self.interrupts(),
-            self.edit_write(
-                std.edit_write,
-                edit=self.blocked(std.dialog, std.edit),
+                working=running,
                 approve=approve,
-                between=self.working("edit approved", between),
-                write=self.blocked(std.dialog, std.write),
+                reject=std.reject,
+                esc=std.esc,
             ),
-            *self.answers(std.thinking),
         ]
-        if std.draft is not None:
-            out.append(self.draft(std.draft))
-        if std.trust is not None:
+        if std.slow is not None:
+            out.append(self.bash_interrupt(dialog, approve, std.slow))
+        out += self.interrupts(std.streaming, keys=std.interrupt_keys)
+        if std.edits_ask:
+            edit_write = self.edit_write(
+                std.edit_write,
+                edit=self.blocked(edit_dialog, std.edit),
+                approve=approve,
+                between=self.working(std.between_note, between),
+                write=self.blocked(std.write_dialog or edit_dialog, std.write),
+            )
+        else:
+            edit_write = self.plain("edit_write", std.edit_write, st.P_EDIT)
+        out.append(dataclasses.replace(edit_write, options=dict(std.edit_options)))
+        out += self.answers(std.thinking, std.long_output)
+        if std.question is not None:
+            after = [] if std.question_after is None else self.working(std.question_after)
             out.append(
-                self.startup_dialog(
-                    "trust_dialog", "folder trust dialog", std.trust, seed_trust=False
+                self.question(
+                    std.question_desc,
+                    self.blocked(std.question, std.question_note),
+                    std.question_answer,
+                    after,
                 )
             )
+        if std.draft is not None:
+            out.append(self.draft(std.draft))
+        if std.plan_idle is not None:
+            out.append(self.plan_mode(std.plan_idle))
+        if std.trust is not None:
+            out.append(
+                self.startup_dialog("trust_dialog", std.trust_what, std.trust, seed_trust=False)
+            )
         if std.hooks:
-            out.append(self.hooks_bash(f"{std.what} approved", dialog, approve))
+            approved = std.hooks_approved or f"{std.what} approved"
+            out.append(self.hooks_bash(approved, dialog, approve, running))
         return out
 
     def startup(self, desc: str) -> Scenario:

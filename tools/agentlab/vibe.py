@@ -8,10 +8,10 @@ from typing import ClassVar
 
 from osf_tmux.agents.toml_hooks import render
 from osf_tmux.agents.vibe import toml_entries
-from tools.agentlab.actions import Cue, Keys, PickOption
+from tools.agentlab.actions import Cue, PickOption
 from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario, cat_hook
 from tools.agentlab.dress import Dress
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The row above the input box while a turn runs: "⠇  Generating… (1s Esc/Ctrl+C to interrupt)";
 # before the app server is up: "⣠ Initializing… (Ctrl+C to cancel last queued message)".
@@ -68,50 +68,32 @@ class Vibe(AgentSpec):
     launch_env: ClassVar[dict[str, str]] = {"FAKE_API_KEY": "sk-fake"}
     option_args: ClassVar[dict[str, tuple[str, ...]]] = {"agent": ("--agent", "{}")}
 
-    def build(self, s: Shapes) -> list[Scenario]:
-        approve = Keys(("Enter",), "1. Allow once")
+    standard = Standard(
+        dialog=APPROVAL,
+        what="permission box",
+        first_option="1. Allow once",
+        bash="Permission for the bash tool: 1. Allow once ... 4. Deny",
+        reject=PickOption(r"Deny\b", "choose 4. Deny"),
+        # The default agent (accept-edits) writes files without asking: `ask` asks.
+        edit_write="edit permission, then new-file permission, both approved (agent `ask`)",
+        edit="Permission for the edit tool",
+        write="Permission for the write_file tool",
+        between=WORKING,
+        edit_options=(("agent", "ask"),),
+        question=QUESTION,
+        question_desc="ask_user_question: a question with options, first option chosen",
+        draft=DRAFT_IDLE,
+        hooks=True,
+    )
+
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
         trust = s.startup_dialog(
             "trust_dialog", "folder trust dialog (an AGENTS.md in the project)", TRUST
         )
         return [
-            s.startup("launch; input box ready"),
-            s.text(),
-            *s.approvals(
-                what="permission box",
-                approved="permission box approved (1. Allow once)",
-                dialog=s.blocked(
-                    APPROVAL, "Permission for the bash tool: 1. Allow once ... 4. Deny"
-                ),
-                first_option="1. Allow once",
-                reject=PickOption(r"Deny\b", "choose 4. Deny"),
-            ),
-            *s.interrupts(),
-            # The default agent (accept-edits) writes files without asking: `ask` asks.
-            dataclasses.replace(
-                s.edit_write(
-                    "edit permission, then new-file permission, both approved (agent `ask`)",
-                    edit=s.blocked(APPROVAL, "Permission for the edit tool"),
-                    approve=approve,
-                    between=s.working("edit approved", WORKING),
-                    write=s.blocked(APPROVAL, "Permission for the write_file tool"),
-                ),
-                options={"agent": "ask"},
-            ),
-            s.question(
-                "ask_user_question: a question with options, first option chosen",
-                s.blocked(QUESTION, "Which database should the app use? with its options"),
-                Keys(("Enter",), "choose the first option"),
-            ),
-            *s.answers(),
-            s.draft(DRAFT_IDLE),
             dataclasses.replace(
                 trust, files={**trust.files, "AGENTS.md": "# Agents\n\nKeep answers short.\n"}
-            ),
-            s.hooks_bash(
-                "permission box approved",
-                s.blocked(APPROVAL, "Permission for the bash tool: 1. Allow once ... 4. Deny"),
-                approve,
-            ),
+            )
         ]
 
     def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
