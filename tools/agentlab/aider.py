@@ -8,7 +8,7 @@ from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, Type
 from tools.agentlab.base import BASE_ENV, AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect
-from tools.agentlab.dress import Dress
+from tools.agentlab.dress import Dress, by_name, switch
 from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -121,26 +121,11 @@ class Aider(AgentSpec):
     # Its own switches a user sets (`record --dress`): the colours for a light terminal, and
     # its two plain modes: `--no-pretty` (no colours, no Markdown rendering, no spinner) and
     # `--no-fancy-input` (a plain `input()` prompt instead of prompt_toolkit's).
-    dresses: ClassVar[dict[str, Dress]] = {
-        d.name: d
-        for d in (
-            Dress(
-                "light",
-                "--light-mode: colours for a light terminal",
-                options={"dress_args": ["--light-mode"]},
-            ),
-            Dress(
-                "nopretty",
-                "--no-pretty: no colours, no Markdown rendering, no spinner",
-                options={"dress_args": ["--no-pretty"]},
-            ),
-            Dress(
-                "nofancy",
-                "--no-fancy-input: a plain input prompt (no prompt_toolkit)",
-                options={"dress_args": ["--no-fancy-input"]},
-            ),
-        )
-    }
+    dresses: ClassVar[dict[str, Dress]] = by_name(
+        switch("light", "--light-mode", "colours for a light terminal"),
+        switch("nopretty", "--no-pretty", "no colours, no Markdown rendering, no spinner"),
+        switch("nofancy", "--no-fancy-input", "a plain input prompt (no prompt_toolkit)"),
+    )
 
     pypi_dist = "aider_chat"
     launch_env: ClassVar[dict[str, str]] = {

@@ -22,7 +22,7 @@ from tools.agentlab.base import (
     package_version,
 )
 from tools.agentlab.dialect import Dialect, ToolShape
-from tools.agentlab.dress import Dress
+from tools.agentlab.dress import Dress, by_name
 from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -438,28 +438,25 @@ class Claude(AgentSpec):
     # mode (native cursor), and the window title off (its
     # working/idle title is what some rules fall back on; the driver then needs another end of
     # a turn: `use_config`).
-    dresses: ClassVar[dict[str, Dress]] = {
-        d.name: d
-        for d in (
-            Dress("light", "theme light", options={"theme": "light"}),
-            Dress(
-                "notitle",
-                "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1: Claude Code sets no window title",
-                env={"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"},
-                options={"notitle": True},
-            ),
-            Dress(
-                "reducedmotion",
-                "settings prefersReducedMotion: true (animations reduced for accessibility)",
-                options={"reduced_motion": True},
-            ),
-            Dress(
-                "accessibility",
-                "CLAUDE_CODE_ACCESSIBILITY=1: the terminal's own cursor shown, for screen readers",
-                env={"CLAUDE_CODE_ACCESSIBILITY": "1"},
-            ),
-        )
-    }
+    dresses: ClassVar[dict[str, Dress]] = by_name(
+        Dress("light", "theme light", options={"theme": "light"}),
+        Dress(
+            "notitle",
+            "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1: Claude Code sets no window title",
+            env={"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"},
+            options={"notitle": True},
+        ),
+        Dress(
+            "reducedmotion",
+            "settings prefersReducedMotion: true (animations reduced for accessibility)",
+            options={"reduced_motion": True},
+        ),
+        Dress(
+            "accessibility",
+            "CLAUDE_CODE_ACCESSIBILITY=1: the terminal's own cursor shown, for screen readers",
+            env={"CLAUDE_CODE_ACCESSIBILITY": "1"},
+        ),
+    )
     configs: ClassVar[dict[str, tuple[str, dict[str, object]]]] = {
         "statusline1": ("custom statusLine command, one row", {"statusline": "one"}),
         "statusline2": ("custom statusLine command, two rows", {"statusline": "two"}),

@@ -22,7 +22,7 @@ from tools.agentlab.base import (
     command_version,
     lab_home,
 )
-from tools.agentlab.dress import Dress
+from tools.agentlab.dress import Dress, by_name
 from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -184,21 +184,18 @@ class Codex(AgentSpec):
     # palette from the terminal's background, and `tui.theme` picks the syntax-highlighting
     # theme (a light one here); `tui.animations = false` stops the shimmer, the spinners and
     # the welcome animation (its reduced-motion setting).
-    dresses: ClassVar[dict[str, Dress]] = {
-        d.name: d
-        for d in (
-            Dress(
-                "light",
-                'tui.theme "solarized-light" (syntax theme)',
-                options={"tui_theme": "solarized-light"},
-            ),
-            Dress(
-                "noanim",
-                "tui.animations = false: no shimmer, spinners or welcome animation",
-                options={"tui_animations": False},
-            ),
-        )
-    }
+    dresses: ClassVar[dict[str, Dress]] = by_name(
+        Dress(
+            "light",
+            'tui.theme "solarized-light" (syntax theme)',
+            options={"tui_theme": "solarized-light"},
+        ),
+        Dress(
+            "noanim",
+            "tui.animations = false: no shimmer, spinners or welcome animation",
+            options={"tui_animations": False},
+        ),
+    )
 
     # A release other than the default install (`record --agent-version`, or the
     # OSF_LAB_CODEX_VERSION variable): install.sh's CODEX_VERSIONS puts it in npm-codex-<VER>.

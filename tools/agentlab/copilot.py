@@ -11,7 +11,7 @@ from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Sleep, Type
 from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect, ToolShape
-from tools.agentlab.dress import Dress
+from tools.agentlab.dress import Dress, by_name, switch
 from tools.agentlab.shapes import Shapes, Ui
 
 # The footer row under the input box is the last row on screen: the mode while idle, the spinner
@@ -198,16 +198,14 @@ def _scenarios(s: Shapes, choices: bool = False) -> list[Scenario]:
             Keys(("Enter",), answer),
             s.done(),
         ),
-        sc(
+        s.mode_cycle(
             "mode_switch",
             "shift+tab cycles the mode: Plan, Autopilot, back to Interactive (idle throughout)",
-            s.start(),
-            Keys(("BTab",), "switch to Plan mode"),
-            Expect("idle", Cue(r"Plan · ", tail=1), "Plan mode, idle", settle=1.0),
-            Keys(("BTab",), "switch to Autopilot mode"),
-            Expect("idle", Cue(r"Autopilot · ", tail=1), "Autopilot mode, idle", settle=1.0),
-            Keys(("BTab",), "back to Interactive mode"),
-            Expect("idle", Cue(r"Interactive · ", tail=1), "Interactive again", settle=1.0),
+            [
+                ("switch to Plan mode", Cue(r"Plan · ", tail=1), "Plan mode, idle"),
+                ("switch to Autopilot mode", Cue(r"Autopilot · ", tail=1), "Autopilot mode, idle"),
+                ("back to Interactive mode", Cue(r"Interactive · ", tail=1), "Interactive again"),
+            ],
         ),
         *s.answers(
             "reasoning streamed before the answer", "a long answer that scrolls the transcript"
@@ -283,17 +281,10 @@ class Copilot(AgentSpec):
 
     # Its own settings (`record --dress`): `theme` ("auto", "dark", "light"; the user settings
     # file) and `--screen-reader` ("Enable screen reader optimizations", `copilot --help`).
-    dresses: ClassVar[dict[str, Dress]] = {
-        d.name: d
-        for d in (
-            Dress("light", 'theme "light"', options={"copilot_settings": {"theme": "light"}}),
-            Dress(
-                "screenreader",
-                "--screen-reader: screen reader optimizations",
-                options={"dress_args": ["--screen-reader"]},
-            ),
-        )
-    }
+    dresses: ClassVar[dict[str, Dress]] = by_name(
+        Dress("light", 'theme "light"', options={"copilot_settings": {"theme": "light"}}),
+        switch("screenreader", "--screen-reader", "screen reader optimizations"),
+    )
 
     # What npm links for the package: the node loader, which starts the platform binary.
     npm_package = "@github/copilot"

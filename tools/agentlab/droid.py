@@ -139,13 +139,12 @@ class Droid(AgentSpec):
                     Expect("idle", SPEC_IDLE, "Spec mode, idle", settle=1.0),
                 ],
             ),
-            s.dialog_turn(
-                "hooks_launch",
-                "as hooks_bash, the hooks given for this run only (`--settings FILE`)",
-                st.P_BASH,
+            s.hooks_bash(
+                "",
                 s.blocked(APPROVAL, "Command to approve"),
                 Keys(("Enter",), "Yes, allow"),
-                s.working("approved; command running"),
+                name="hooks_launch",
+                desc="as hooks_bash, the hooks given for this run only (`--settings FILE`)",
                 hooks="settings",
             ),
         ]

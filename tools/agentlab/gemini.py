@@ -184,13 +184,11 @@ class Gemini(AgentSpec):
                 st.P_EDIT,
                 args=auto_edit,
             ),
-            s.dialog_turn(
+            s.bash_turn(
                 "auto_edit_bash",
                 "--approval-mode auto_edit: a shell command still asks; approved",
-                st.P_BASH,
                 s.blocked(APPROVAL, "shell confirmation (auto-edit mode)"),
                 APPROVE,
-                s.working("approved; command running"),
                 args=auto_edit,
             ),
             s.sc(

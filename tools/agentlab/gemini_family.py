@@ -9,29 +9,26 @@ from collections.abc import Mapping
 
 from tools.agentlab.actions import Cue
 from tools.agentlab.base import Options
-from tools.agentlab.dress import Dress
+from tools.agentlab.dress import Dress, by_name
 from tools.agentlab.shapes import Ui
 
 
 def ui_dresses(light_theme: str) -> dict[str, Dress]:
     """The dresses of the family's settings: a light theme, the screen-reader mode, the loading
     phrases off."""
-    return {
-        d.name: d
-        for d in (
-            Dress("light", f"ui.theme {light_theme}", options={"theme": light_theme}),
-            Dress(
-                "screenreader",
-                "ui.accessibility.screenReader: plain-text output",
-                options={"screen_reader": True},
-            ),
-            Dress(
-                "nophrases",
-                "ui.accessibility.enableLoadingPhrases off (no witty phrases on the spinner row)",
-                options={"loading_phrases": False},
-            ),
-        )
-    }
+    return by_name(
+        Dress("light", f"ui.theme {light_theme}", options={"theme": light_theme}),
+        Dress(
+            "screenreader",
+            "ui.accessibility.screenReader: plain-text output",
+            options={"screen_reader": True},
+        ),
+        Dress(
+            "nophrases",
+            "ui.accessibility.enableLoadingPhrases off (no witty phrases on the spinner row)",
+            options={"loading_phrases": False},
+        ),
+    )
 
 
 def ui_settings(options: Mapping[str, object]) -> dict[str, object]:

@@ -97,14 +97,13 @@ class Grok(AgentSpec):
                 Keys(("Enter",), "send the feedback"),
                 s.done("rejected with feedback; back at the input box"),
             ),
-            s.sc(
+            s.mode_cycle(
                 "mode_switch",
                 "shift+tab turns auto-edit on and off again (idle throughout)",
-                s.start(),
-                Keys(("BTab",), "auto-edit on"),
-                Expect("idle", Cue(r"auto-edit: on", tail=2), "auto-edit on, idle", settle=1.0),
-                Keys(("BTab",), "auto-edit off"),
-                Expect("idle", Cue(r"auto-edit: off", tail=2), "auto-edit off, idle", settle=1.0),
+                [
+                    ("auto-edit on", Cue(r"auto-edit: on", tail=2), "auto-edit on, idle"),
+                    ("auto-edit off", Cue(r"auto-edit: off", tail=2), "auto-edit off, idle"),
+                ],
             ),
         ]
 

@@ -157,14 +157,11 @@ class GrokBuild(AgentSpec):
             ),
             *s.answers(),
             s.draft(DRAFT_IDLE),
-            s.dialog_turn(
-                "hooks_bash",
-                "permission panel approved, hooks of every event logging their payloads",
-                st.P_BASH,
+            s.hooks_bash(
+                "",
                 s.blocked(dialog, "the permission panel"),
                 approve,
-                s.working("approved; command running"),
-                hooks=True,
+                desc="permission panel approved, hooks of every event logging their payloads",
             ),
             s.sc(
                 "hooks_no",

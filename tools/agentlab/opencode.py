@@ -104,13 +104,11 @@ def scenarios(
     return [
         s.startup("launch; home screen with the input box"),
         s.text("a slowly streamed text answer"),
-        s.dialog_turn(
+        s.bash_turn(
             "bash_yes",
             "command permission prompt approved with Enter (Allow once)",
-            st.P_BASH,
             bash_prompt,
             Keys(("Enter",), "Allow once (the option selected when the prompt opens)"),
-            s.working("approved; command running"),
         ),
         s.sc(
             "bash_esc",

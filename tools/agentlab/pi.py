@@ -14,7 +14,7 @@ from typing import ClassVar
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Type
 from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
-from tools.agentlab.dress import Dress
+from tools.agentlab.dress import Dress, by_name
 from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Standard, Ui
 
@@ -71,17 +71,14 @@ class Pi(AgentSpec):
     # Its own settings (`record --dress`, docs/settings.md "UI & Display"): the built-in light
     # theme, and the start-up header hidden (`quietStartup`). Pi has no screen-reader or
     # reduced-motion setting.
-    dresses: ClassVar[dict[str, Dress]] = {
-        d.name: d
-        for d in (
-            Dress("light", 'theme "light" (built-in)', options={"pi_settings": {"theme": "light"}}),
-            Dress(
-                "quiet",
-                "quietStartup: no start-up header",
-                options={"pi_settings": {"quietStartup": True}},
-            ),
-        )
-    }
+    dresses: ClassVar[dict[str, Dress]] = by_name(
+        Dress("light", 'theme "light" (built-in)', options={"pi_settings": {"theme": "light"}}),
+        Dress(
+            "quiet",
+            "quietStartup: no start-up header",
+            options={"pi_settings": {"quietStartup": True}},
+        ),
+    )
     npm_package = "@mariozechner/pi-coding-agent"
     launch_env: ClassVar[dict[str, str]] = {
         "PI_OFFLINE": "1",

@@ -260,6 +260,27 @@ class Shapes:
             **options,
         )
 
+    def bash_turn(
+        self,
+        name: str,
+        desc: str,
+        dialog: Expect,
+        approve: Action,
+        working: Expect | None = None,
+        **options: object,
+    ) -> Scenario:
+        """The command (st.P_BASH) asks; `approve` answers; `working` (by default the working
+        cue) follows; the turn ends."""
+        return self.dialog_turn(
+            name,
+            desc,
+            st.P_BASH,
+            dialog,
+            approve,
+            working or self.working("approved; command running"),
+            **options,
+        )
+
     def question(
         self, desc: str, dialog: Expect, answer: Action, after: Steps | None = None
     ) -> Scenario:
@@ -291,13 +312,8 @@ class Shapes:
         rejected by choosing No (`reject`; None = the dialog has no such choice): bash_yes,
         bash_esc, bash_no. `what` the dialog is called."""
         out = [
-            self.dialog_turn(
-                "bash_yes",
-                approved,
-                st.P_BASH,
-                dialog,
-                approve or Keys(("Enter",), first_option),
-                working or self.working("approved; command running"),
+            self.bash_turn(
+                "bash_yes", approved, dialog, approve or Keys(("Enter",), first_option), working
             )
         ]
         rejections = (
@@ -367,21 +383,31 @@ class Shapes:
         )
 
     def hooks_bash(
-        self, approved: str, dialog: Expect, approve: Action, working: Expect | None = None
+        self,
+        approved: str,
+        dialog: Expect,
+        approve: Action,
+        working: Expect | None = None,
+        *,
+        name: str = "hooks_bash",
+        desc: str | None = None,
+        hooks: object = True,
     ) -> Scenario:
         """bash_yes with osf-tmux's hook table installed (scenario option `hooks`: `launch`
         writes it, each hook logging its payload to hooks.jsonl in the run directory, kept with
         `--keep`): which events fire, in which order. `approved` says how the dialog was
-        answered."""
-        return self.dialog_turn(
-            "hooks_bash",
-            f"{approved}, osf-tmux's hooks logging their payloads",
-            st.P_BASH,
-            dialog,
-            approve,
-            working or self.working("approved; command running"),
-            hooks=True,
-        )
+        answered; `desc` replaces the description, `hooks` the option's value (where the
+        adapter has more than one way to install them)."""
+        desc = desc or f"{approved}, osf-tmux's hooks logging their payloads"
+        return self.bash_turn(name, desc, dialog, approve, working, hooks=hooks)
+
+    def mode_cycle(self, name: str, desc: str, modes: list[tuple[str, Cue, str]]) -> Scenario:
+        """Shift+Tab pressed once per mode, each (`key_note`, the idle screen of that mode, its
+        note) idle in turn."""
+        steps: list[Action] = []
+        for key_note, cue, note in modes:
+            steps += [Keys(("BTab",), key_note), Expect("idle", cue, note, settle=1.0)]
+        return self.sc(name, desc, self.start(), steps)
 
     def plan_mode(self, cue: Cue, flag: str = "--plan") -> Scenario:
         """Started in plan mode (scenario option `plan`: `launch` adds `flag`); a text turn.
