@@ -24,7 +24,7 @@ from tools.agentlab.base import (
 from tools.agentlab.dialect import Dialect, ToolShape
 from tools.agentlab.dress import Dress, by_name
 from tools.agentlab.script import Pause, Text, Tool, Turn
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 API_KEY = "sk-ant-api03-agentlab-fake-key-0123456789abcdefghij"
 
@@ -530,24 +530,36 @@ class Claude(AgentSpec):
         return command_version([str(binary), "--version"])
 
     def build(self, s: Shapes) -> list[Scenario]:
+        # The cues follow the configuration (`use_config`): the standard part is built here.
+        standard = Standard(
+            dialog=BASH_PROMPT,
+            what="Bash permission prompt",
+            first_option="select 1. Yes",
+            bash="Bash permission prompt",
+            approved="Bash permission prompt approved with option 1",
+            startup="launch with dialogs pre-answered; idle input box",
+            text="a slowly streamed text answer",
+            edit_write="Read, then an Edit prompt and a Write (new file) prompt, both approved",
+            edit_dialog=EDIT_PROMPT,
+            edit="Edit permission prompt",
+            write_dialog=WRITE_PROMPT,
+            write="Write (create file) permission prompt",
+            between=self.ui.working,
+            between_note="edit approved; agent working",
+            edit_after="write approved; agent working",
+            question=QUESTION_PROMPT,
+            question_desc="AskUserQuestion dialog answered with the first option",
+            question_note="AskUserQuestion dialog",
+            question_answer=Keys(("Enter",), "select the first option"),
+            thinking="a thinking block streamed before the answer",
+            long_output="a long answer that scrolls the transcript",
+            draft=STATUS_DRAFT_IDLE if self.ui is STATUS_UI else DRAFT_IDLE,
+            draft_place="input box",
+            trust=TRUST_PROMPT,
+            trust_what="trust-folder dialog",
+        )
         return [
-            s.startup("launch with dialogs pre-answered; idle input box"),
-            s.text("a slowly streamed text answer"),
-            *s.approvals(
-                what="Bash permission prompt",
-                approved="Bash permission prompt approved with option 1",
-                dialog=s.blocked(BASH_PROMPT, "Bash permission prompt"),
-                first_option="select 1. Yes",
-            ),
-            *s.interrupts(),
-            s.edit_write(
-                "Read, then an Edit prompt and a Write (new file) prompt, both approved",
-                edit=s.blocked(EDIT_PROMPT, "Edit permission prompt"),
-                approve=Keys(("Enter",), "select 1. Yes"),
-                between=s.working("edit approved; agent working"),
-                write=s.blocked(WRITE_PROMPT, "Write (create file) permission prompt"),
-                after=s.working("write approved; agent working"),
-            ),
+            *s.standard(standard),
             s.dialog_turn(
                 "plan",
                 "plan mode (--permission-mode plan): ExitPlanMode approval",
@@ -558,16 +570,6 @@ class Claude(AgentSpec):
                 start=Expect("idle", IDLE, "startup finished in plan mode", timeout=60, settle=0.8),
                 permission_mode="plan",
             ),
-            s.question(
-                "AskUserQuestion dialog answered with the first option",
-                s.blocked(QUESTION_PROMPT, "AskUserQuestion dialog"),
-                Keys(("Enter",), "select the first option"),
-            ),
-            *s.answers(
-                "a thinking block streamed before the answer",
-                "a long answer that scrolls the transcript",
-            ),
-            s.draft(STATUS_DRAFT_IDLE if self.ui is STATUS_UI else DRAFT_IDLE),
             s.dialog_turn(
                 "long_then_bash",
                 "a long streamed answer, then the Bash permission prompt in the same turn",
@@ -642,7 +644,6 @@ class Claude(AgentSpec):
                 s.working("command running, no permission prompt"),
                 s.done(),
             ),
-            s.startup_dialog("trust_dialog", "trust-folder dialog", TRUST_PROMPT, seed_trust=False),
             s.startup_dialog(
                 "apikey_dialog", "custom API key dialog", APIKEY_PROMPT, seed_apikey=False
             ),

@@ -24,7 +24,7 @@ from tools.agentlab.base import (
 )
 from tools.agentlab.dress import Dress, by_name
 from tools.agentlab.script import Pause, Text, Tool, Turn
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # Working is labelled by the status row above the composer (`• Working (0s • esc to
 # interrupt)`, or a reasoning header with the same hint), as in the reference corpus
@@ -167,6 +167,30 @@ enabled = false
 {trust}"""
 
 
+STANDARD = Standard(
+    dialog=APPROVAL,
+    what="command approval",
+    first_option="1. Yes, proceed",
+    bash="command approval prompt",
+    approved="command approval (escalation request) approved",
+    startup="launch with the project trusted; composer ready",
+    text="a slowly streamed text answer",
+    streaming=Expect("idle", STREAMING, STREAMING_NOTE, settle=1.5),
+    edit_write="apply_patch approvals (edit, then new file), both approved",
+    edit="edit approval prompt",
+    write="new-file approval prompt",
+    between=Expect(
+        "idle",
+        PANEL_CLOSED_NO_STATUS,
+        "edit approved; the turn goes on, but 0.171 draws no status row (title spinner only)"
+        " until the next approval: the screen reads idle",
+    ),
+    thinking="reasoning summary streamed before the answer",
+    long_output="a long answer that scrolls the transcript",
+    draft=DRAFT_IDLE,
+)
+
+
 class Codex(AgentSpec):
     name = "codex"
     folder = "codex"
@@ -256,32 +280,7 @@ class Codex(AgentSpec):
     def build(self, s: Shapes) -> list[Scenario]:
         approve = Keys(("Enter",), "1. Yes, proceed")
         return [
-            s.startup("launch with the project trusted; composer ready"),
-            s.text("a slowly streamed text answer"),
-            *s.approvals(
-                what="command approval",
-                approved="command approval (escalation request) approved",
-                dialog=s.blocked(APPROVAL, "command approval prompt"),
-                first_option="1. Yes, proceed",
-            ),
-            *s.interrupts(Expect("idle", STREAMING, STREAMING_NOTE, settle=1.5)),
-            s.edit_write(
-                "apply_patch approvals (edit, then new file), both approved",
-                edit=s.blocked(APPROVAL, "edit approval prompt"),
-                approve=approve,
-                between=Expect(
-                    "idle",
-                    PANEL_CLOSED_NO_STATUS,
-                    "edit approved; the turn goes on, but 0.171 draws no status row (title"
-                    " spinner only) until the next approval: the screen reads idle",
-                ),
-                write=s.blocked(APPROVAL, "new-file approval prompt"),
-            ),
-            *s.answers(
-                "reasoning summary streamed before the answer",
-                "a long answer that scrolls the transcript",
-            ),
-            s.draft(DRAFT_IDLE, into="into the composer", at="in the composer"),
+            *s.standard(STANDARD),
             s.startup_dialog(
                 "model_nudge",
                 "'Meet <new model>' dialog",

@@ -77,6 +77,7 @@ class Standard:
     approved: str | None = None  # bash_yes's description; None: "<what> approved (<first>)"
     reject: Action | None = NO_OPTION  # how No is chosen; None: the dialog has no No
     draft: Cue | None = None  # the input box showing the draft (None: no draft scenario)
+    draft_place: str | None = None  # where the draft is typed, if not `Ui.place`
     startup: str = "launch; input box ready"  # the start-up scenario's description
     text: str = "a streamed text answer"  # the text scenario's
     thinking: str = "reasoning streamed before the answer"  # the thinking scenario's
@@ -95,8 +96,9 @@ class Standard:
     edit_dialog: Cue | None = None
     write_dialog: Cue | None = None
     edits_ask: bool = True
-    between: Cue | None = None
+    between: Cue | Expect | None = None  # an Expect: the whole step, its state and note
     between_note: str = "edit approved"
+    edit_after: str | None = None  # the working note after the new file's approval, if any
     edit_options: tuple[tuple[str, object], ...] = ()  # edit_write's scenario options
     # The interrupts: their keys, and what is waited for before the key (None: the essay's
     # first words on screen).
@@ -173,6 +175,8 @@ class Shapes:
         running = self.working(std.running)
         edit_dialog = std.edit_dialog or std.dialog
         between = std.between or dataclasses.replace(self.ui.working, absent=std.dialog.pattern)
+        if not isinstance(between, Expect):
+            between = self.working(std.between_note, between)
         out = [
             self.startup(std.startup),
             self.text(std.text),
@@ -195,8 +199,9 @@ class Shapes:
                 std.edit_write,
                 edit=self.blocked(edit_dialog, std.edit),
                 approve=approve,
-                between=self.working(std.between_note, between),
+                between=between,
                 write=self.blocked(std.write_dialog or edit_dialog, std.write),
+                after=None if std.edit_after is None else self.working(std.edit_after),
             )
         else:
             edit_write = self.plain("edit_write", std.edit_write, st.P_EDIT)
@@ -213,7 +218,8 @@ class Shapes:
                 )
             )
         if std.draft is not None:
-            out.append(self.draft(std.draft))
+            place = std.draft_place or self.ui.place
+            out.append(self.draft(std.draft, f"into the {place}", f"in the {place}"))
         if std.plan_idle is not None:
             out.append(self.plan_mode(std.plan_idle))
         if std.trust is not None:
@@ -466,10 +472,11 @@ class Shapes:
             ),
         ]
 
-    def draft(
-        self, cue: Cue, into: str = "into the input box", at: str = "in the input box"
-    ) -> Scenario:
-        """Prompt phrases typed, never sent: still idle. `cue` must see the draft itself."""
+    def draft(self, cue: Cue, into: str | None = None, at: str | None = None) -> Scenario:
+        """Prompt phrases typed, never sent: still idle. `cue` must see the draft itself;
+        `into` and `at` say where (by default the place the user types in, `Ui.place`)."""
+        into = into or f"into the {self.ui.place}"
+        at = at or f"in the {self.ui.place}"
         return self.sc(
             "draft",
             f"prompt phrases typed {into}, never sent (idle)",
