@@ -193,8 +193,9 @@ def test_a_pypi_install_gives_binary_and_version(
     site = tmp_path / "tiny-venv" / "lib" / "python3.12" / "site-packages"
     (site / "tiny_cli-2.0.1.dist-info").mkdir(parents=True)
 
-    class PyTiny(Tiny):
-        npm_package = None
+    class PyTiny(AgentSpec):
+        name = "tiny"
+        ui = Tiny.ui
         pypi_dist = "tiny_cli"
         pypi_command = "tiny-cli"
 
