@@ -12,7 +12,7 @@ from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Sleep,
 from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect, ToolShape
 from tools.agentlab.dress import Dress, by_name, switch
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The footer row under the input box is the last row on screen: the mode while idle, the spinner
 # and the double-Esc hint while a turn runs (after the mode in Plan/Autopilot mode). Dialogs
@@ -115,22 +115,38 @@ def _interrupt(s: Shapes, keys: list[Action], how: str) -> list[Action]:
 def _scenarios(s: Shapes, choices: bool = False) -> list[Scenario]:
     sc = s.sc
     if choices:
-        question = s.blocked(QUESTION_BOX, "ask_user Question box: numbered choices")
+        question, note = QUESTION_BOX, "ask_user Question box: numbered choices"
         answer = "confirm the first (recommended) choice"
     else:
-        question = s.blocked(QUESTION_PROMPT, "ask_user form: Copilot needs information")
+        question, note = QUESTION_PROMPT, "ask_user form: Copilot needs information"
         answer = "accept the first option"
+    # The cues follow the release (`old_layout`): the standard part is built here.
+    standard = Standard(
+        dialog=BASH_PROMPT,
+        what="command permission dialog",
+        first_option="select 1. Yes",
+        bash="command permission dialog",
+        approved="command permission dialog approved with 1. Yes",
+        reject=None,  # No is a text field: bash_no below
+        startup="launch in a trusted folder; idle input box",
+        text="a slowly streamed text answer",
+        interrupt_keys=(),  # Esc Esc and Ctrl-C below
+        edit_write="a file read, then an edit dialog and a create-file dialog, both approved",
+        edit_dialog=EDIT_PROMPT,
+        edit="edit file dialog",
+        write_dialog=CREATE_PROMPT,
+        write="create file dialog",
+        between=s.ui.working,
+        between_note="edit approved; agent working",
+        question=question,
+        question_desc="ask_user question answered with its first option",
+        question_note=note,
+        question_answer=Keys(("Enter",), answer),
+        question_after=None,
+        long_output="a long answer that scrolls the transcript",
+    )
     return [
-        sc("startup", "launch in a trusted folder; idle input box", s.start()),
-        sc("text", "a slowly streamed text answer", s.start(), s.ask(st.P_TEXT), s.done()),
-        *s.approvals(
-            what="command permission dialog",
-            approved="command permission dialog approved with 1. Yes",
-            dialog=s.blocked(BASH_PROMPT, "command permission dialog"),
-            first_option="select 1. Yes",
-            working=Expect("working", s.ui.working, "approved; command running"),
-            reject=None,  # No is a text field: bash_no below
-        ),
+        *s.standard(standard),
         sc(
             "bash_no",
             "command permission dialog rejected with its No option and feedback",
@@ -168,18 +184,6 @@ def _scenarios(s: Shapes, choices: bool = False) -> list[Scenario]:
             _interrupt(s, [Keys(("C-c",), "interrupt with Ctrl-C")], "Ctrl-C"),
         ),
         sc(
-            "edit_write",
-            "a file read, then an edit dialog and a create-file dialog, both approved",
-            s.start(),
-            s.ask(st.P_EDIT),
-            s.blocked(EDIT_PROMPT, "edit file dialog"),
-            Keys(("Enter",), "select 1. Yes"),
-            Expect("working", s.ui.working, "edit approved; agent working"),
-            s.blocked(CREATE_PROMPT, "create file dialog"),
-            Keys(("Enter",), "select 1. Yes"),
-            s.done(),
-        ),
-        sc(
             "plan",
             "Plan mode (--plan): the plan review after exit_plan_mode, accepted",
             s.start(),
@@ -189,15 +193,6 @@ def _scenarios(s: Shapes, choices: bool = False) -> list[Scenario]:
             s.done(),
             mode="plan",
         ),
-        sc(
-            "question",
-            "ask_user question answered with its first option",
-            s.start(),
-            s.ask(st.P_QUESTION),
-            question,
-            Keys(("Enter",), answer),
-            s.done(),
-        ),
         s.mode_cycle(
             "mode_switch",
             "shift+tab cycles the mode: Plan, Autopilot, back to Interactive (idle throughout)",
@@ -206,9 +201,6 @@ def _scenarios(s: Shapes, choices: bool = False) -> list[Scenario]:
                 ("switch to Autopilot mode", Cue(r"Autopilot · ", tail=1), "Autopilot mode, idle"),
                 ("back to Interactive mode", Cue(r"Interactive · ", tail=1), "Interactive again"),
             ],
-        ),
-        *s.answers(
-            "reasoning streamed before the answer", "a long answer that scrolls the transcript"
         ),
         sc(
             "draft",
