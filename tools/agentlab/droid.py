@@ -106,22 +106,17 @@ class Droid(AgentSpec):
 
     def own_scenarios(self, s: Shapes) -> list[Scenario]:
         return [
-            s.sc(
-                "interrupt_ctrlc",
+            s.ctrlc_goes_on(
                 "Ctrl-C while the answer streams only warns (press again to exit): still "
                 "working; Esc then interrupts",
-                s.start(),
-                s.ask(st.P_ESSAY),
                 STREAMING,
-                Keys(("C-c",), "Ctrl-C once"),
+                "Ctrl-C once",
                 Expect(
                     "working",
                     Cue(r"Press Ctrl\+C again to exit(?s:.*)" + STOP_HINT),
                     "the exit warning; the turn goes on",
                     settle=1.5,
                 ),
-                Keys(("Escape",), "interrupt with Esc"),
-                s.back("interrupted; back at the input box"),
             ),
             s.dialog_turn(
                 "plan",

@@ -96,31 +96,27 @@ class GrokBuild(AgentSpec):
         dialog = SCOPE if remember else PERMISSION
         approve = Keys((yes,), f"{yes} Yes, proceed")
         reject = Keys((no,), f"{no} No, reject")
+        approvals = s.approvals(
+            what="permission panel with per-command scope rows" if remember else "permission panel",
+            approved=f"permission panel approved ({yes} Yes, proceed)",
+            dialog=s.blocked(
+                dialog,
+                "Use ← → to choose permission scope; Always allow"
+                if remember
+                else "the command, 1 always-approve, 2 Yes, proceed, 3 No",
+            ),
+            first_option="",
+            approve=approve,
+            reject=reject,
+            esc=False,  # Esc does nothing on the panel: Ctrl+c cancels it
+        )
         if remember:
-            return [
-                *s.approvals(
-                    what="permission panel with per-command scope rows",
-                    approved=f"permission panel approved ({yes} Yes, proceed)",
-                    dialog=s.blocked(dialog, "Use ← → to choose permission scope; Always allow"),
-                    first_option="",
-                    approve=approve,
-                    reject=reject,
-                    esc=False,
-                ),
-            ]
+            return approvals
         edit_yes = Keys(("3",), "3 Yes")
         return [
             s.startup("launch; input box ready"),
             s.text(),
-            *s.approvals(
-                what="permission panel",
-                approved=f"permission panel approved ({yes} Yes, proceed)",
-                dialog=s.blocked(dialog, "the command, 1 always-approve, 2 Yes, proceed, 3 No"),
-                first_option="",
-                approve=approve,
-                reject=reject,
-                esc=False,  # Esc does nothing on the panel: Ctrl+c cancels it
-            ),
+            *approvals,
             s.sc(
                 "bash_cancel",
                 "permission panel cancelled with Ctrl+c",

@@ -157,28 +157,25 @@ class Pi(AgentSpec):
                     Keys(("Enter",), "submit the reason"),
                 ],
             ),
-            s.sc(
-                "interrupt_ctrlc",
+            s.ctrlc_goes_on(
                 "Ctrl-C while the answer streams only clears the input box (a draft typed "
                 "meanwhile): still working; Esc then interrupts",
-                s.start(),
-                s.ask(st.P_ESSAY),
-                Expect(None, Cue("Terminals began"), "answer streaming", settle=1.0),
-                Type(STEER, "a draft typed while it works"),
-                Expect(
-                    "working",
-                    Cue(LOADER + "(?s:.*)" + STEER, absent=HINTS),
-                    "a draft in the input box while it works",
-                ),
-                Keys(("C-c",), "Ctrl-C"),
+                [
+                    Expect(None, Cue("Terminals began"), "answer streaming", settle=1.0),
+                    Type(STEER, "a draft typed while it works"),
+                    Expect(
+                        "working",
+                        Cue(LOADER + "(?s:.*)" + STEER, absent=HINTS),
+                        "a draft in the input box while it works",
+                    ),
+                ],
+                "Ctrl-C",
                 Expect(
                     "working",
                     Cue(LOADER, absent=STEER + "|" + HINTS),
                     "Ctrl-C cleared the draft; the answer streams on",
                     settle=2.0,
                 ),
-                Keys(("Escape",), "interrupt with Esc"),
-                s.back("interrupted; back at the input box"),
             ),
             s.dialog_turn(
                 "write_editor",

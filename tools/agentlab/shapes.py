@@ -367,6 +367,28 @@ class Shapes:
             )
         return out
 
+    def ctrlc_goes_on(
+        self, desc: str, streaming: Steps, ctrlc: str, still: Expect, end: Steps | None = None
+    ) -> Scenario:
+        """interrupt_ctrlc where Ctrl-C does not stop the turn (it warns, or clears the input
+        box): `streaming` before the key, `ctrlc` its note, `still` the screen after it; `end`
+        (by default Esc, then idle) closes the turn."""
+        if end is None:
+            end = [
+                Keys(("Escape",), "interrupt with Esc"),
+                self.back(f"interrupted; back at the {self.ui.place}"),
+            ]
+        return self.sc(
+            "interrupt_ctrlc",
+            desc,
+            self.start(),
+            self.ask(st.P_ESSAY),
+            streaming,
+            Keys(("C-c",), ctrlc),
+            still,
+            end,
+        )
+
     def bash_interrupt(
         self,
         dialog: Expect,
