@@ -183,14 +183,13 @@ def _scenarios(s: Shapes, choices: bool = False) -> list[Scenario]:
             "long streamed answer interrupted with Ctrl-C",
             _interrupt(s, [Keys(("C-c",), "interrupt with Ctrl-C")], "Ctrl-C"),
         ),
-        sc(
+        s.dialog_turn(
             "plan",
             "Plan mode (--plan): the plan review after exit_plan_mode, accepted",
-            s.start(),
-            s.ask(st.P_PLAN),
+            st.P_PLAN,
             s.blocked(PLAN_PROMPT, "plan review dialog"),
             Keys(("Enter",), "accept option 1"),
-            s.done(),
+            [],
             mode="plan",
         ),
         s.mode_cycle(
