@@ -12,7 +12,7 @@ from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect, ToolShape
 from tools.agentlab.dress import Dress
 from tools.agentlab.script import Text, Tool, Turn
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The footer under the input box: `⬝⬝⬝■■■■  esc interrupt` while a turn runs (diamonds
 # `⬥◆⬩·` in another spinner style, `[⋯]` with animations off; `esc again to interrupt` after one
@@ -96,20 +96,39 @@ def _esc_esc(s: Shapes) -> list[Action]:
     ]
 
 
+STANDARD = Standard(
+    dialog=PERMISSION,
+    what="command permission prompt",
+    first_option="Allow once (the option selected when the prompt opens)",
+    bash="command permission prompt (Allow once / always / Reject)",
+    approved="command permission prompt approved with Enter (Allow once)",
+    reject=None,  # Esc and Reject below: Kilo asks for a message first
+    esc=False,
+    startup="launch; home screen with the input box",
+    text="a slowly streamed text answer",
+    interrupt_keys=(),  # Esc Esc below
+    edit_write="read, then an edit permission prompt and a write (new file) prompt, both approved",
+    edit="edit permission prompt (diff of app.py)",
+    write="write permission prompt (NOTES.md)",
+    edit_approve=Keys(("Enter",), "Allow once"),
+    between=WORKING,
+    between_note="edit approved; agent working",
+    edit_after="write approved; agent working",
+    question=QUESTION,
+    question_desc="the question tool: a question with numbered options, answered with 1",
+    question_note="question dialog with numbered options",
+    question_answer=Keys(("1",), "pick option 1"),
+    long_output="a long answer that scrolls the transcript",
+)
+
+
 def scenarios(
     s: Shapes, plan_agent: str, message_stage: bool, plan_pick: tuple[str, str]
 ) -> list[Scenario]:
     bash_prompt = s.blocked(PERMISSION, "command permission prompt (Allow once / always / Reject)")
     allow = Keys(("Enter",), "Allow once")
     return [
-        s.startup("launch; home screen with the input box"),
-        s.text("a slowly streamed text answer"),
-        s.bash_turn(
-            "bash_yes",
-            "command permission prompt approved with Enter (Allow once)",
-            bash_prompt,
-            Keys(("Enter",), "Allow once (the option selected when the prompt opens)"),
-        ),
+        *s.standard(STANDARD),
         s.sc(
             "bash_esc",
             "command permission prompt rejected with Esc",
@@ -164,19 +183,6 @@ def scenarios(
             Expect(None, Cue(r"Terminals began"), "answer streaming", timeout=TURN, settle=1.5),
             _esc_esc(s),
         ),
-        s.edit_write(
-            "read, then an edit permission prompt and a write (new file) prompt, both approved",
-            edit=s.blocked(PERMISSION, "edit permission prompt (diff of app.py)"),
-            approve=allow,
-            between=s.working("edit approved; agent working"),
-            write=s.blocked(PERMISSION, "write permission prompt (NOTES.md)"),
-            after=s.working("write approved; agent working"),
-        ),
-        s.question(
-            "the question tool: a question with numbered options, answered with 1",
-            s.blocked(QUESTION, "question dialog with numbered options"),
-            Keys(("1",), "pick option 1"),
-        ),
         s.dialog_turn(
             "plan",
             "plan agent: after plan_exit the agent asks whether to implement; answered",
@@ -186,9 +192,6 @@ def scenarios(
             s.working("plan approved; agent working"),
             agent=plan_agent,
             plan_mode=True,
-        ),
-        *s.answers(
-            "reasoning streamed before the answer", "a long answer that scrolls the transcript"
         ),
         s.sc(
             "mini_bash_yes",

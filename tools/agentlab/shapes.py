@@ -88,6 +88,7 @@ class Standard:
     hooks_approved: str | None = None  # hooks_bash's description; None: "<what> approved"
     # How a dialog is approved (None: Enter on the first option) and what the notes say after.
     approve: Action | None = None
+    edit_approve: Action | None = None  # the edit's and the new file's, if not `approve`
     running: str = "approved; command running"
     esc: bool = True  # Esc rejects the command's dialog (bash_esc)
     # The edit's and the new file's dialogs where they are not `dialog`, and whether edits ask
@@ -198,7 +199,7 @@ class Shapes:
             edit_write = self.edit_write(
                 std.edit_write,
                 edit=self.blocked(edit_dialog, std.edit),
-                approve=approve,
+                approve=std.edit_approve or approve,
                 between=between,
                 write=self.blocked(std.write_dialog or edit_dialog, std.write),
                 after=None if std.edit_after is None else self.working(std.edit_after),
