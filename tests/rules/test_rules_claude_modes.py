@@ -448,7 +448,7 @@ QUESTION_ANSWER_QUOTES = """
 
 # --- MCP ----------------------------------------------------------------------------------------
 
-# 2.1.332: a tool of the lab's stdio MCP server (tools/agentlab/mcp_lab_server.py).
+# 2.1.332: a tool of the lab's stdio MCP server (tools/agentlab/mcp_server.py --tools deploy).
 MCP_TOOL = """
 ● I'll use the lab deploy tool.
 

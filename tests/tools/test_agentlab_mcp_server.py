@@ -1,4 +1,4 @@
-"""The lab's stdio MCP server (tools/agentlab/mcp_lab_server.py) speaks enough MCP for an agent
+"""The lab's stdio MCP server (tools/agentlab/mcp_server.py) speaks enough MCP for an agent
 to list and call its tools: one JSON-RPC message per line in, one answer per request out."""
 
 from __future__ import annotations
@@ -9,13 +9,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-SERVER = Path(__file__).resolve().parents[2] / "tools" / "agentlab" / "mcp_lab_server.py"
+SERVER = Path(__file__).resolve().parents[2] / "tools" / "agentlab" / "mcp_server.py"
 
 
-def talk(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def talk(messages: list[dict[str, Any]], *args: str) -> list[dict[str, Any]]:
+    """What the server answers; Claude Code's config starts it with `--tools deploy`."""
     text = "".join(json.dumps(m) + "\n" for m in messages) + "not json\n\n"
     out = subprocess.run(
-        [sys.executable, str(SERVER)], input=text, capture_output=True, text=True, timeout=30
+        [sys.executable, str(SERVER), *args], input=text, capture_output=True, text=True, timeout=30
     )
     assert out.returncode == 0, out.stderr
     return [json.loads(line) for line in out.stdout.splitlines()]
@@ -39,7 +40,9 @@ def test_handshake_list_and_call() -> None:
                 "params": {"name": "deploy", "arguments": {"target": "staging"}},
             },
             {"jsonrpc": "2.0", "id": 4, "method": "no/such"},
-        ]
+        ],
+        "--tools",
+        "deploy",
     )
     # the notification and the junk lines get no answer
     assert [a["id"] for a in answers] == [1, 2, 3, 4]
@@ -57,7 +60,9 @@ def test_handshake_list_and_call() -> None:
 
 def test_unknown_tool_is_an_error_result() -> None:
     (answer,) = talk(
-        [{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "rm"}}]
+        [{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "rm"}}],
+        "--tools",
+        "deploy",
     )
     assert answer["result"]["isError"] is True
 
@@ -65,7 +70,6 @@ def test_unknown_tool_is_an_error_result() -> None:
 def test_codex_tool_set_notes_and_logs(tmp_path: Path) -> None:
     """mcp_server.py's default tool set (Codex's config): lab_note writes notes.txt in the
     working directory, lab_lookup only reads, and every message is logged when a path is given."""
-    server = SERVER.with_name("mcp_server.py")
     log = tmp_path / "mcp.log"
     messages = [
         {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
@@ -83,7 +87,7 @@ def test_codex_tool_set_notes_and_logs(tmp_path: Path) -> None:
         },
     ]
     out = subprocess.run(
-        [sys.executable, str(server), str(log)],
+        [sys.executable, str(SERVER), str(log)],
         input="".join(json.dumps(m) + "\n" for m in messages),
         capture_output=True,
         text=True,

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, Type
-from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, command_version, lab_home
+from tools.agentlab.base import BASE_ENV, AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect
-from tools.agentlab.dress import Dress
+from tools.agentlab.dress import Dress, by_name, switch
 from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
@@ -122,33 +121,33 @@ class Aider(AgentSpec):
     # Its own switches a user sets (`record --dress`): the colours for a light terminal, and
     # its two plain modes: `--no-pretty` (no colours, no Markdown rendering, no spinner) and
     # `--no-fancy-input` (a plain `input()` prompt instead of prompt_toolkit's).
-    dresses: ClassVar[dict[str, Dress]] = {
-        d.name: d
-        for d in (
-            Dress(
-                "light",
-                "--light-mode: colours for a light terminal",
-                options={"dress_args": ["--light-mode"]},
-            ),
-            Dress(
-                "nopretty",
-                "--no-pretty: no colours, no Markdown rendering, no spinner",
-                options={"dress_args": ["--no-pretty"]},
-            ),
-            Dress(
-                "nofancy",
-                "--no-fancy-input: a plain input prompt (no prompt_toolkit)",
-                options={"dress_args": ["--no-fancy-input"]},
-            ),
-        )
+    dresses: ClassVar[dict[str, Dress]] = by_name(
+        switch("light", "--light-mode", "colours for a light terminal"),
+        switch("nopretty", "--no-pretty", "no colours, no Markdown rendering, no spinner"),
+        switch("nofancy", "--no-fancy-input", "a plain input prompt (no prompt_toolkit)"),
+    )
+
+    pypi_dist = "aider_chat"
+    launch_env: ClassVar[dict[str, str]] = {
+        "OPENAI_API_KEY": "sk-agentlab-fake",
+        # litellm would fetch its model price list from the internet at start-up.
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
     }
-
-    def binary(self) -> Path:
-        return lab_home() / "aider-venv" / "bin" / "aider"
-
-    def read_version(self) -> str:
-        py = str(self.binary().parent / "python")
-        return command_version([py, "-c", "import aider; print(aider.__version__)"])
+    launch_args = (
+        "--model",
+        "openai/fake",
+        "--openai-api-base",
+        "{url}/v1",
+        "--edit-format",
+        "diff",
+        "--no-check-update",
+        "--no-show-release-notes",
+        "--analytics-disable",
+        "--no-auto-commits",
+        "--map-tokens",
+        "0",
+        "--no-show-model-warnings",
+    )
 
     def build(self, s: Shapes) -> list[Scenario]:
         run_question = _question(r"\(Y\)es/\(N\)o", "Run shell command? question", quiet=True)
@@ -212,7 +211,7 @@ class Aider(AgentSpec):
                 ),
                 chat_files=[],
             ),
-            *self.configs(s, run_question),
+            *self.modes(s, run_question),
             s.startup_dialog(
                 "gitignore_question",
                 "'Add .aider* to .gitignore?'",
@@ -222,7 +221,7 @@ class Aider(AgentSpec):
             ),
         ]
 
-    def configs(self, s: Shapes, run_question: Expect) -> list[Scenario]:
+    def modes(self, s: Shapes, run_question: Expect) -> list[Scenario]:
         """What users change: --yes-always, /architect and /ask, the (D)on't-ask-again answer."""
         output_question = _question(
             r"Add (command )?output to the chat", "add output to the chat? question"
@@ -282,44 +281,18 @@ class Aider(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         # Without a git identity aider prints "Update git name with: ..." at start-up.
-        (dirs.home / ".gitconfig").write_text(
-            "[user]\n\tname = agentlab\n\temail = agentlab@example.invalid\n"
-        )
-        env = self.env(
-            dirs,
-            OPENAI_API_KEY="sk-agentlab-fake",
-            # litellm would fetch its model price list from the internet at start-up.
-            LITELLM_LOCAL_MODEL_COST_MAP="True",
-            PATH=f"{self.binary().parent}:{BASE_ENV['PATH']}",
-        )
-        argv = [
-            str(self.binary()),
-            "--model",
-            "openai/fake",
-            "--openai-api-base",
-            f"{url}/v1",
-            "--edit-format",
-            "diff",
-            "--no-check-update",
-            "--no-show-release-notes",
-            "--analytics-disable",
-            "--no-auto-commits",
-            "--map-tokens",
-            "0",
-            "--no-show-model-warnings",
-        ]
-        if not scenario.options.get("gitignore_question"):
-            argv.append("--no-gitignore")
+        return {".gitconfig": "[user]\n\tname = agentlab\n\temail = agentlab@example.invalid\n"}
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
+        return {"PATH": f"{self.binary().parent}:{BASE_ENV['PATH']}"}
+
+    def more_args(self, dirs: RunDirs, options: Options) -> list[str]:
+        argv = [] if options.get("gitignore_question") else ["--no-gitignore"]
         # aider asks "Add file to the chat?" whenever a prompt or an answer names a file that
         # is not in the chat; app.py starts in the chat except where that question is the
         # point (edit_write).
-        chat_files = scenario.options.get("chat_files", ["app.py"])
+        chat_files = options.get("chat_files", ["app.py"])
         assert isinstance(chat_files, list)
-        argv += [str(f) for f in chat_files]
-        argv += [str(a) for a in scenario.options.get("args", [])]  # type: ignore[attr-defined]
-        argv += [str(a) for a in scenario.options.get("dress_args", [])]  # type: ignore[attr-defined]
-        return argv, env
+        return argv + [str(f) for f in chat_files]

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 import shlex
-from pathlib import Path
+from typing import ClassVar
 
 from osf_tmux.agents.hooks import hooks_table
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect, ToolShape
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The status row above the input box: "⠙ Sending request... (0s • esc to interrupt)",
 # "Executing tools... (8s • esc to interrupt)".
@@ -29,6 +29,9 @@ QUESTION = Cue(r"Which database[\s\S]*Choose a response:[\s\S]*Chat about this")
 ONBOARDING = Cue(r"Commands run automatically[\s\S]*Press return to continue, or esc to skip")
 INDEXING = Cue(r"Choose an option:[\s\S]*Press 1/2/3/4 to select directly")
 DRAFT_IDLE = Cue(r"› +Do you want to proceed", absent=SPINNER)
+# Auggie draws an answer's text once a line is complete, not as it streams (the essay is one
+# long paragraph): interrupts come while the status row says the response streams.
+STREAMING = Expect(None, Cue(r"Processing response\.\.\."), "answer streaming", settle=2.0)
 COMMAND = "rm -rf build && sleep 2 && echo done"
 
 TOOLS = {
@@ -77,61 +80,55 @@ class Auggie(AgentSpec):
     dialect = Dialect(tools=TOOLS)
     turns = (st.bash_turn(COMMAND),)
     ui = Ui(idle=IDLE, working=WORKING, start_timeout=90, dialog_settle=1.5)
+    npm_package = "@augmentcode/auggie"
+    launch_env: ClassVar[dict[str, str]] = {"AUGMENT_DISABLE_AUTO_UPDATE": "1"}
+    # Each tool that changes something asks (the defaults let some through).
+    launch_args = tuple(
+        arg
+        for tool in ("launch-process", "str-replace-editor", "save-file")
+        for arg in ("--permission", f"{tool}:ask-user")
+    )
 
-    def binary(self) -> Path:
-        return npm_bin("auggie", "auggie")
+    standard = Standard(
+        dialog=APPROVAL,
+        what="tool approval",
+        first_option="[A]llow",
+        bash="Tool Approval Required, [A]llow [D]eny",
+        approved="tool approval allowed ([A]llow)",
+        approve=Keys(("a",), "[A]llow"),
+        running="allowed; command running",
+        reject=Keys(("d",), "[D]eny"),
+        # Esc does nothing at the approval popover (its dismiss handler is empty): the lab saw
+        # the screen unchanged for 30 s after it.
+        esc=False,
+        streaming=STREAMING,
+        interrupt_keys=("Escape",),
+        edit_write="edit approval, then new-file approval, both allowed",
+        edit="Tool Approval Required for str-replace-editor",
+        write="Tool Approval Required for save-file",
+        between=Cue(SPINNER, absent=ASKING),
+        between_note="edit allowed",
+        thinking="thinking summary streamed before the answer",
+        long_output="a long answer",
+        draft=DRAFT_IDLE,
+        question=QUESTION,
+        question_desc="ask-user question with suggested responses, answered with 1",
+        question_note="ask-user: Choose a response",
+        question_answer=Keys(("1",), "1) PostgreSQL"),
+        hooks=True,
+        hooks_approved="tool approval allowed",
+    )
 
-    def read_version(self) -> str:
-        return package_version(
-            npm_prefix("auggie") / "node_modules" / "@augmentcode" / "auggie" / "package.json"
-        )
-
-    def build(self, s: Shapes) -> list[Scenario]:
-        approve = Keys(("a",), "[A]llow")
-        # Auggie draws an answer's text once a line is complete, not as it streams (the essay is
-        # one long paragraph): interrupts come while the status row says the response streams.
-        streaming = Expect(None, Cue(r"Processing response\.\.\."), "answer streaming", settle=2.0)
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
         return [
-            s.startup("launch; input box ready"),
-            s.text(),
-            *s.approvals(
-                what="tool approval",
-                approved="tool approval allowed ([A]llow)",
-                dialog=s.blocked(APPROVAL, "Tool Approval Required, [A]llow [D]eny"),
-                first_option="[A]llow",
-                approve=approve,
-                working=s.working("allowed; command running"),
-                reject=Keys(("d",), "[D]eny"),
-                # Esc does nothing at the approval popover (its dismiss handler is empty): the
-                # lab saw the screen unchanged for 30 s after it.
-                esc=False,
-            ),
-            *s.interrupts(streaming, keys=("Escape",)),
             # Ctrl-C does not stop a turn: with an empty input box it only says "Press Ctrl+C
             # again to exit" (a second one quits); the answer goes on to its end.
-            s.sc(
-                "interrupt_ctrlc",
+            s.ctrlc_goes_on(
                 "Ctrl-C while an answer streams: the turn goes on (a second Ctrl-C would quit)",
-                s.start(),
-                s.ask(st.P_ESSAY),
-                streaming,
-                Keys(("C-c",), "Ctrl-C once"),
+                STREAMING,
+                "Ctrl-C once",
                 s.working("Ctrl-C pressed once; still working", Cue(r"Press Ctrl\+C again")),
                 Expect("idle", IDLE, "the answer ended; back at the input box", timeout=90),
-            ),
-            s.edit_write(
-                "edit approval, then new-file approval, both allowed",
-                edit=s.blocked(APPROVAL, "Tool Approval Required for str-replace-editor"),
-                approve=approve,
-                between=s.working("edit allowed", Cue(SPINNER, absent=ASKING)),
-                write=s.blocked(APPROVAL, "Tool Approval Required for save-file"),
-            ),
-            *s.answers("thinking summary streamed before the answer", "a long answer"),
-            s.draft(DRAFT_IDLE),
-            s.question(
-                "ask-user question with suggested responses, answered with 1",
-                s.blocked(QUESTION, "ask-user: Choose a response"),
-                Keys(("1",), "1) PostgreSQL"),
             ),
             s.startup_dialog(
                 "onboarding", "first-run welcome (housekeeping)", ONBOARDING, first_run=True
@@ -142,37 +139,22 @@ class Auggie(AgentSpec):
                 INDEXING,
                 seed_indexing=False,
             ),
-            s.hooks_bash(
-                "tool approval allowed",
-                s.blocked(APPROVAL, "Tool Approval Required, [A]llow [D]eny"),
-                approve,
-                s.working("allowed; command running"),
-            ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        augment = dirs.home / ".augment"
-        augment.mkdir()
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         state: dict[str, object] = {"sessionCount": 1, "anonId": "lab"}
-        if not scenario.options.get("first_run"):
+        if not options.get("first_run"):
             state["onboardingVersion"] = "1.0.0"
-        (augment / ".auggie.json").write_text(json.dumps(state, indent=1))
         settings: dict[str, object] = {}
-        if scenario.options.get("seed_indexing", True) and not scenario.options.get("first_run"):
+        if options.get("seed_indexing", True) and not options.get("first_run"):
             settings["indexingDenyDirs"] = [str(dirs.proj)]
-        if scenario.options.get("hooks"):
+        if options.get("hooks"):
             log = shlex.quote(str(dirs.root / "hooks.jsonl"))
             # One line per call: the epoch, then the payload (Auggie's carries no time).
             command = f"{{ printf '%s ' \"$(date +%s.%N)\"; cat; echo; }} >> {log}"
             settings["hooks"] = hooks_table("auggie", command=command)
-        (augment / "settings.json").write_text(json.dumps(settings, indent=1))
+        return {".augment/.auggie.json": state, ".augment/settings.json": settings}
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
         session = {"accessToken": "fake-token", "tenantURL": f"{url}/", "scopes": ["email"]}
-        env = self.env(
-            dirs, AUGMENT_SESSION_AUTH=json.dumps(session), AUGMENT_DISABLE_AUTO_UPDATE="1"
-        )
-        argv = [str(self.binary())]
-        for tool in ("launch-process", "str-replace-editor", "save-file"):
-            argv += ["--permission", f"{tool}:ask-user"]
-        return argv, env
+        return {"AUGMENT_SESSION_AUTH": json.dumps(session)}

@@ -9,7 +9,7 @@ import json
 import os
 import shlex
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -20,7 +20,17 @@ from tools.agentlab.dress import COMMON_DRESSES, PANE, Dress, combine
 from tools.agentlab.script import Script, Turn
 from tools.agentlab.shapes import Scenario, Shapes, Standard, Ui
 
-__all__ = ["BASE_ENV", "AgentSpec", "RunDirs", "Scenario", "lab_home"]
+__all__ = [
+    "BASE_ENV",
+    "AgentSpec",
+    "Executable",
+    "Files",
+    "Options",
+    "RunDirs",
+    "Scenario",
+    "lab_home",
+    "write_files",
+]
 
 
 def lab_home() -> Path:
@@ -81,6 +91,25 @@ def timed_hook(log: Path) -> str:
     return shlex.join(["python3", "-c", code])
 
 
+Options = Mapping[str, object]  # a scenario's options
+Files = dict[str, object]  # a path under HOME (or an absolute one) -> a JSON value or text
+
+
+class Executable(str):
+    """A file's text that is a program the agent runs (a status line script)."""
+
+
+def write_files(where: Path, files: Files) -> None:
+    """Each file under `where` (an absolute path as it is), its folders made: a string as it
+    is (an `Executable` made executable), anything else as JSON."""
+    for rel, content in files.items():
+        path = where / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content if isinstance(content, str) else json.dumps(content, indent=1))
+        if isinstance(content, Executable):
+            path.chmod(0o755)
+
+
 @dataclass(frozen=True)
 class RunDirs:
     root: Path  # throwaway directory of one run
@@ -124,33 +153,106 @@ class AgentSpec:
     # options ride in every scenario's options, where `launch` applies them.
     dresses: ClassVar[dict[str, Dress]] = {}
 
-    # An npm agent in the prefix install.sh gives it (`npm-<name>/`, a release's
-    # `npm-<name>-<VER>/`): its package and the command npm links for it (default: its name).
+    # Where install.sh put the agent. An npm agent: its package, in the prefix install.sh gives
+    # it (`npm_dir`, default `npm-<name>/`; a release's `npm-<name>-<VER>/`), started as the
+    # command npm links for it (`npm_command`, default its name) or as a file inside the
+    # package (`npm_entry`: a native binary, a node bundle). A PyPI agent: its distribution
+    # (`pypi_dist`, as its dist-info folder spells it) in `<name>-venv/`, started as a command
+    # of the venv (`pypi_command`, default its name) or a file in site-packages (`pypi_entry`).
     # With these `binary` and `read_version` need no code; other installs override both.
     npm_package: ClassVar[str | None] = None
     npm_command: ClassVar[str | None] = None
+    npm_entry: ClassVar[str | None] = None
+    npm_dir: ClassVar[str | None] = None
+    pypi_dist: ClassVar[str | None] = None
+    pypi_command: ClassVar[str | None] = None
+    pypi_entry: ClassVar[str | None] = None
 
     def npm_home(self) -> Path:
         """The npm prefix of the release that runs: the pinned one, else the default install."""
-        return self.release_prefix(self.pinned) if self.pinned else npm_prefix(self.name)
+        if self.pinned:
+            return self.release_prefix(self.pinned)
+        return lab_home() / self.npm_dir if self.npm_dir else npm_prefix(self.name)
+
+    def package_dir(self) -> Path:
+        """The installed npm package."""
+        if self.npm_package is None:
+            raise NotImplementedError(f"{self.name}: no `npm_package`")
+        return self.npm_home() / "node_modules" / self.npm_package
+
+    def venv(self) -> Path:
+        return lab_home() / f"{self.name}-venv"
+
+    def site_packages(self) -> Path:
+        """The venv's site-packages (the newest Python's, should there be several)."""
+        found = sorted(self.venv().glob("lib/python3.*/site-packages"))
+        return found[-1] if found else self.venv() / "lib" / "site-packages"
 
     def binary(self) -> Path:
-        if self.npm_package is None:
-            raise NotImplementedError(f"{self.name}: no `npm_package` and no `binary`")
-        return self.npm_home() / "node_modules" / ".bin" / (self.npm_command or self.name)
+        if self.npm_package is not None:
+            if self.npm_entry:
+                return self.package_dir() / self.npm_entry
+            return self.npm_home() / "node_modules" / ".bin" / (self.npm_command or self.name)
+        if self.pypi_dist is not None:
+            if self.pypi_entry:
+                return self.site_packages() / self.pypi_entry
+            return self.venv() / "bin" / (self.pypi_command or self.name)
+        raise NotImplementedError(f"{self.name}: no `npm_package` and no `binary`")
 
     def read_version(self) -> str:
         """The installed package's own version (what `--version` prints may differ: Grok)."""
-        if self.npm_package is None:
-            raise NotImplementedError(f"{self.name}: no `npm_package` and no `read_version`")
-        return package_version(self.npm_home() / "node_modules" / self.npm_package / "package.json")
+        if self.npm_package is not None:
+            return package_version(self.package_dir() / "package.json")
+        if self.pypi_dist is not None:
+            found = sorted(self.venv().glob(f"lib/*/site-packages/{self.pypi_dist}-*.dist-info"))
+            return found[-1].name.removesuffix(".dist-info").split("-")[1] if found else "unknown"
+        raise NotImplementedError(f"{self.name}: no `npm_package` and no `read_version`")
+
+    # How it starts, as data: the environment beyond BASE_ENV and HOME, the arguments after the
+    # binary (in both `{url}` stands for the fake server's address), and the arguments that scenario
+    # options add (`option_args`: option -> arguments, `{}` the option's value). The files it
+    # reads at start come from `settings`, what depends on more than the URL from `more_env`
+    # and `more_args`; the options `args` (a scenario's) and `dress_args` (a dress's) are
+    # appended last.
+    launch_env: ClassVar[dict[str, str]] = {}
+    launch_args: ClassVar[tuple[str, ...]] = ()
+    option_args: ClassVar[dict[str, tuple[str, ...]]] = {}
+
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
+        """The files the agent reads at start, by path under HOME (an absolute path is taken as
+        it is): a mapping is written as JSON, a string as it is. Its config points at `url`;
+        its dialogs are pre-answered unless the options say otherwise."""
+        return {}
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
+        """Environment that depends on the run directories or the options."""
+        return {}
+
+    def more_args(self, dirs: RunDirs, options: Options) -> list[str]:
+        """Arguments that depend on the run directories or the options (after `option_args`)."""
+        return []
+
+    def command(self) -> list[str]:
+        """What starts the agent, before its arguments (a node bundle: node, then the file)."""
+        return [str(self.binary())]
 
     def launch(
         self, dirs: RunDirs, url: str, scenario: Scenario
     ) -> tuple[list[str], dict[str, str]]:
-        """Seed the agent's config in dirs.home (API endpoint `url`, dialogs pre-answered unless
-        the scenario's options say otherwise); return its argv and full environment."""
-        raise NotImplementedError
+        """Seed the agent's config in dirs.home (`settings`); return its argv and its whole
+        environment (`launch_env`, `more_env`)."""
+        options = scenario.options
+        write_files(dirs.home, self.settings(dirs, url, options))
+        argv = [*self.command(), *(a.replace("{url}", url) for a in self.launch_args)]
+        for option, args in self.option_args.items():
+            value = options.get(option)
+            if value:
+                argv += [a.replace("{}", str(value)) for a in args]
+        argv += self.more_args(dirs, options)
+        for extra in ("args", "dress_args"):
+            argv += [str(a) for a in options.get(extra, [])]  # type: ignore[attr-defined]
+        env = {k: v.replace("{url}", url) for k, v in self.launch_env.items()}
+        return argv, self.env(dirs, **env, **self.more_env(dirs, url, options))
 
     def build(self, shapes: Shapes) -> list[Scenario]:
         """The scenarios, in the order `record --scenario all` plays them: the standard ones,
@@ -262,10 +364,7 @@ class AgentSpec:
 
     @staticmethod
     def write_files(dirs: RunDirs, files: dict[str, str]) -> None:
-        for rel, content in files.items():
-            path = dirs.proj / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(content)
+        write_files(dirs.proj, files)
 
     @staticmethod
     def git_init(dirs: RunDirs) -> None:

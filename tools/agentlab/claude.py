@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import sys
 from pathlib import Path
@@ -13,6 +12,9 @@ from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Sleep
 from tools.agentlab.base import (
     AgentSpec,
+    Executable,
+    Files,
+    Options,
     RunDirs,
     Scenario,
     command_version,
@@ -20,9 +22,9 @@ from tools.agentlab.base import (
     package_version,
 )
 from tools.agentlab.dialect import Dialect, ToolShape
-from tools.agentlab.dress import Dress
+from tools.agentlab.dress import Dress, by_name
 from tools.agentlab.script import Pause, Text, Tool, Turn
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 API_KEY = "sk-ant-api03-agentlab-fake-key-0123456789abcdefghij"
 
@@ -57,7 +59,7 @@ TRUST_PROMPT = Cue(r"trust this folder")
 APIKEY_PROMPT = Cue(r"Do you want to use this API key\?")
 DRAFT_IDLE = Cue(r"(?s)Do you want to proceed\?.*(\? for shortcuts|manual mode on)", tail=4)
 # -- the permission-mode scenarios (claude-modes) -----------------------------------------------
-MCP_SERVER = Path(__file__).with_name("mcp_lab_server.py")
+MCP_SERVER = Path(__file__).with_name("mcp_server.py")
 P_RISKY = "install the deploy hook"
 P_QUESTIONS = "configure the release"
 P_MULTI = "pick the lint checks"
@@ -436,28 +438,25 @@ class Claude(AgentSpec):
     # mode (native cursor), and the window title off (its
     # working/idle title is what some rules fall back on; the driver then needs another end of
     # a turn: `use_config`).
-    dresses: ClassVar[dict[str, Dress]] = {
-        d.name: d
-        for d in (
-            Dress("light", "theme light", options={"theme": "light"}),
-            Dress(
-                "notitle",
-                "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1: Claude Code sets no window title",
-                env={"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"},
-                options={"notitle": True},
-            ),
-            Dress(
-                "reducedmotion",
-                "settings prefersReducedMotion: true (animations reduced for accessibility)",
-                options={"reduced_motion": True},
-            ),
-            Dress(
-                "accessibility",
-                "CLAUDE_CODE_ACCESSIBILITY=1: the terminal's own cursor shown, for screen readers",
-                env={"CLAUDE_CODE_ACCESSIBILITY": "1"},
-            ),
-        )
-    }
+    dresses: ClassVar[dict[str, Dress]] = by_name(
+        Dress("light", "theme light", options={"theme": "light"}),
+        Dress(
+            "notitle",
+            "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1: Claude Code sets no window title",
+            env={"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"},
+            options={"notitle": True},
+        ),
+        Dress(
+            "reducedmotion",
+            "settings prefersReducedMotion: true (animations reduced for accessibility)",
+            options={"reduced_motion": True},
+        ),
+        Dress(
+            "accessibility",
+            "CLAUDE_CODE_ACCESSIBILITY=1: the terminal's own cursor shown, for screen readers",
+            env={"CLAUDE_CODE_ACCESSIBILITY": "1"},
+        ),
+    )
     configs: ClassVar[dict[str, tuple[str, dict[str, object]]]] = {
         "statusline1": ("custom statusLine command, one row", {"statusline": "one"}),
         "statusline2": ("custom statusLine command, two rows", {"statusline": "two"}),
@@ -524,10 +523,6 @@ class Claude(AgentSpec):
             return bundle
         return modules / "claude-code" / "bin" / "claude.exe"
 
-    def argv0(self) -> list[str]:
-        binary = self.binary()
-        return ["/usr/bin/node", str(binary)] if binary.suffix == ".js" else [str(binary)]
-
     def read_version(self) -> str:
         binary = self.binary()
         if binary.suffix == ".js":
@@ -535,24 +530,36 @@ class Claude(AgentSpec):
         return command_version([str(binary), "--version"])
 
     def build(self, s: Shapes) -> list[Scenario]:
+        # The cues follow the configuration (`use_config`): the standard part is built here.
+        standard = Standard(
+            dialog=BASH_PROMPT,
+            what="Bash permission prompt",
+            first_option="select 1. Yes",
+            bash="Bash permission prompt",
+            approved="Bash permission prompt approved with option 1",
+            startup="launch with dialogs pre-answered; idle input box",
+            text="a slowly streamed text answer",
+            edit_write="Read, then an Edit prompt and a Write (new file) prompt, both approved",
+            edit_dialog=EDIT_PROMPT,
+            edit="Edit permission prompt",
+            write_dialog=WRITE_PROMPT,
+            write="Write (create file) permission prompt",
+            between=self.ui.working,
+            between_note="edit approved; agent working",
+            edit_after="write approved; agent working",
+            question=QUESTION_PROMPT,
+            question_desc="AskUserQuestion dialog answered with the first option",
+            question_note="AskUserQuestion dialog",
+            question_answer=Keys(("Enter",), "select the first option"),
+            thinking="a thinking block streamed before the answer",
+            long_output="a long answer that scrolls the transcript",
+            draft=STATUS_DRAFT_IDLE if self.ui is STATUS_UI else DRAFT_IDLE,
+            draft_place="input box",
+            trust=TRUST_PROMPT,
+            trust_what="trust-folder dialog",
+        )
         return [
-            s.startup("launch with dialogs pre-answered; idle input box"),
-            s.text("a slowly streamed text answer"),
-            *s.approvals(
-                what="Bash permission prompt",
-                approved="Bash permission prompt approved with option 1",
-                dialog=s.blocked(BASH_PROMPT, "Bash permission prompt"),
-                first_option="select 1. Yes",
-            ),
-            *s.interrupts(),
-            s.edit_write(
-                "Read, then an Edit prompt and a Write (new file) prompt, both approved",
-                edit=s.blocked(EDIT_PROMPT, "Edit permission prompt"),
-                approve=Keys(("Enter",), "select 1. Yes"),
-                between=s.working("edit approved; agent working"),
-                write=s.blocked(WRITE_PROMPT, "Write (create file) permission prompt"),
-                after=s.working("write approved; agent working"),
-            ),
+            *s.standard(standard),
             s.dialog_turn(
                 "plan",
                 "plan mode (--permission-mode plan): ExitPlanMode approval",
@@ -563,16 +570,6 @@ class Claude(AgentSpec):
                 start=Expect("idle", IDLE, "startup finished in plan mode", timeout=60, settle=0.8),
                 permission_mode="plan",
             ),
-            s.question(
-                "AskUserQuestion dialog answered with the first option",
-                s.blocked(QUESTION_PROMPT, "AskUserQuestion dialog"),
-                Keys(("Enter",), "select the first option"),
-            ),
-            *s.answers(
-                "a thinking block streamed before the answer",
-                "a long answer that scrolls the transcript",
-            ),
-            s.draft(STATUS_DRAFT_IDLE if self.ui is STATUS_UI else DRAFT_IDLE),
             s.dialog_turn(
                 "long_then_bash",
                 "a long streamed answer, then the Bash permission prompt in the same turn",
@@ -647,7 +644,6 @@ class Claude(AgentSpec):
                 s.working("command running, no permission prompt"),
                 s.done(),
             ),
-            s.startup_dialog("trust_dialog", "trust-folder dialog", TRUST_PROMPT, seed_trust=False),
             s.startup_dialog(
                 "apikey_dialog", "custom API key dialog", APIKEY_PROMPT, seed_apikey=False
             ),
@@ -898,10 +894,24 @@ class Claude(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        opts = scenario.options
+    launch_env: ClassVar[dict[str, str]] = {
+        "ANTHROPIC_BASE_URL": "{url}",
+        "ANTHROPIC_API_KEY": API_KEY,
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+    }
+    option_args: ClassVar[dict[str, tuple[str, ...]]] = {
+        "bypass": ("--dangerously-skip-permissions",),
+        "permission_mode": ("--permission-mode", "{}"),
+    }
+
+    def command(self) -> list[str]:
+        binary = self.binary()
+        return ["/usr/bin/node", str(binary)] if binary.suffix == ".js" else [str(binary)]
+
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         state: dict[str, object] = {
             "hasCompletedOnboarding": True,
             "numStartups": 5,
@@ -909,63 +919,52 @@ class Claude(AgentSpec):
             "hasResetAutoModeOptInForDefaultOffer": True,
             "projects": {
                 str(dirs.proj): {
-                    "hasTrustDialogAccepted": bool(opts.get("seed_trust", True)),
+                    "hasTrustDialogAccepted": bool(options.get("seed_trust", True)),
                     "allowedTools": [],
                 }
             },
         }
-        if opts.get("seed_apikey", True):
+        if options.get("seed_apikey", True):
             # Claude Code remembers an approved key by its last 20 characters.
             state["customApiKeyResponses"] = {"approved": [API_KEY[-20:]], "rejected": []}
-        server = {"type": "stdio", "command": sys.executable, "args": [str(MCP_SERVER)]}
-        if opts.get("mcp"):
+        files: Files = {}
+        server = {
+            "type": "stdio",
+            "command": sys.executable,
+            "args": [str(MCP_SERVER), "--tools", "deploy"],
+        }
+        if options.get("mcp"):
             # user scope: no approval needed at start-up, each tool call asks
             state["mcpServers"] = {"lab": server}
-        if opts.get("mcp_project"):
+        if options.get("mcp_project"):
             # project scope (.mcp.json), not yet approved: a start-up dialog asks about it
-            (dirs.proj / ".mcp.json").write_text(json.dumps({"mcpServers": {"lab": server}}))
-        settings_dir = dirs.home / ".claude"
-        settings_dir.mkdir(exist_ok=True)
+            files[str(dirs.proj / ".mcp.json")] = {"mcpServers": {"lab": server}}
         # Without defaultMode "default" auto mode is the default and ordinary commands never
         # prompt, which is not what these scenarios are about.
         settings: dict[str, object] = {
             "permissions": {"defaultMode": "default"},
-            "skipAutoPermissionPrompt": not opts.get("auto_prompt", False),
+            "skipAutoPermissionPrompt": not options.get("auto_prompt", False),
         }
-        status = opts.get("statusline")
+        status = options.get("statusline")
         if status:
-            script = settings_dir / "statusline.py"
-            script.write_text(STATUS_SCRIPTS[str(status)])
-            script.chmod(0o755)
+            script = dirs.home / ".claude" / "statusline.py"
+            files[str(script)] = Executable(STATUS_SCRIPTS[str(status)])
             settings["statusLine"] = {"type": "command", "command": str(script)}
-        if opts.get("theme"):
-            state["theme"] = opts["theme"]
-        if opts.get("vim"):
+        if options.get("theme"):
+            state["theme"] = options["theme"]
+        if options.get("vim"):
             state["editorMode"] = "vim"
-        if opts.get("reduced_motion"):
+        if options.get("reduced_motion"):
             settings["prefersReducedMotion"] = True
-        if opts.get("bypass") and not opts.get("bypass_warning", False):
+        if options.get("bypass") and not options.get("bypass_warning", False):
             # Pre-accepted, unless the scenario is about the start-up warning itself.
             settings["skipDangerousModePermissionPrompt"] = True
             state["bypassPermissionsModeAccepted"] = True
-        (dirs.home / ".claude.json").write_text(json.dumps(state, indent=1))
-        (settings_dir / "settings.json").write_text(json.dumps(settings, indent=1))
-        env = self.env(
-            dirs,
-            ANTHROPIC_BASE_URL=url,
-            ANTHROPIC_API_KEY=API_KEY,
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-            DISABLE_AUTOUPDATER="1",
-            DISABLE_TELEMETRY="1",
-            DISABLE_ERROR_REPORTING="1",
-        )
-        argv = self.argv0()
-        if opts.get("bypass"):
-            argv.append("--dangerously-skip-permissions")
-            # Claude Code refuses bypass mode as root outside a sandbox it knows of; the lab's
-            # throwaway HOME and project are one (the lab may run as root in a container).
-            env["IS_SANDBOX"] = "1"
-        mode = opts.get("permission_mode")
-        if mode:
-            argv += ["--permission-mode", str(mode)]
-        return argv, env
+        files[".claude.json"] = state
+        files[".claude/settings.json"] = settings
+        return files
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
+        # Claude Code refuses bypass mode as root outside a sandbox it knows of; the lab's
+        # throwaway HOME and project are one (the lab may run as root in a container).
+        return {"IS_SANDBOX": "1"} if options.get("bypass") else {}

@@ -3,15 +3,13 @@ fake server's OpenAI chat completions, as the `openai-compatible` provider."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import ClassVar
 
 from tools.agentlab.actions import Cue, Keys
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect, ToolShape
 from tools.agentlab.dress import Dress
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The input box is pinned at the bottom between two rules, the footer (model, mode, auto-approve)
 # under it; the transcript grows down from the top, and what works is drawn at its end: a
@@ -60,44 +58,36 @@ class Cline(AgentSpec):
     dresses: ClassVar[dict[str, Dress]] = {
         "light": Dress("light", 'tuiTheme "light" (Cline Light)', options={"tui_theme": "light"})
     }
+    npm_package = "cline"
+    launch_args = ("--auto-approve", "false")
 
-    def binary(self) -> Path:
-        return npm_bin("cline", "cline")
+    standard = Standard(
+        dialog=APPROVAL,
+        what="tool approval ([y] Approve / [n] Deny)",
+        first_option="press y",
+        bash="Cline needs permission: Approve tool call?",
+        approved="tool approval for run_commands approved with y",
+        approve=Keys(("y",), "press y (Approve)"),
+        reject=Keys(("n",), "press n (Deny)"),
+        startup="launch (promo notice switched off); input box ready",
+        # Ctrl-C quits Cline altogether, also mid-turn (it prints a session summary).
+        interrupt_keys=("Escape",),
+        edit_write="an edit of app.py and a new NOTES.md, each approved with y",
+        edit="tool approval for the edit",
+        write="tool approval for the new file",
+        between=WORKING,
+        between_note="edit approved; agent working",
+        question=QUESTION,
+        question_desc="ask_question dialog answered with option 1",
+        question_note="Cline is asking a question: options and a response field",
+        question_answer=Keys(("1",), "press 1 (first option)"),
+        thinking="a reasoning block streamed before the answer",
+        long_output="a long answer that scrolls the transcript",
+        draft=DRAFT_IDLE,
+    )
 
-    def read_version(self) -> str:
-        return package_version(npm_prefix("cline") / "node_modules/cline/package.json")
-
-    def build(self, s: Shapes) -> list[Scenario]:
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
         return [
-            s.startup("launch (promo notice switched off); input box ready"),
-            s.text(),
-            *s.approvals(
-                what="tool approval ([y] Approve / [n] Deny)",
-                approved="tool approval for run_commands approved with y",
-                dialog=s.blocked(APPROVAL, "Cline needs permission: Approve tool call?"),
-                first_option="press y",
-                approve=Keys(("y",), "press y (Approve)"),
-                reject=Keys(("n",), "press n (Deny)"),
-            ),
-            # Ctrl-C quits Cline altogether, also mid-turn (it prints a session summary).
-            *s.interrupts(keys=("Escape",)),
-            s.edit_write(
-                "an edit of app.py and a new NOTES.md, each approved with y",
-                edit=s.blocked(APPROVAL, "tool approval for the edit"),
-                approve=Keys(("y",), "press y (Approve)"),
-                between=s.working("edit approved; agent working"),
-                write=s.blocked(APPROVAL, "tool approval for the new file"),
-            ),
-            s.question(
-                "ask_question dialog answered with option 1",
-                s.blocked(QUESTION, "Cline is asking a question: options and a response field"),
-                Keys(("1",), "press 1 (first option)"),
-            ),
-            *s.answers(
-                "a reasoning block streamed before the answer",
-                "a long answer that scrolls the transcript",
-            ),
-            s.draft(DRAFT_IDLE),
             s.startup_dialog(
                 "promo_popup",
                 "'Try ClinePass' notice (Enter opens, any other key closes)",
@@ -106,12 +96,8 @@ class Cline(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         # What `cline auth -p openai -k ... -m ... -b URL` writes.
-        settings = dirs.home / ".cline" / "data" / "settings"
-        settings.mkdir(parents=True, exist_ok=True)
         provider = {
             "provider": "openai-compatible",
             "apiKey": "sk-fake",
@@ -130,9 +116,11 @@ class Cline(AgentSpec):
                 }
             },
         }
-        (settings / "providers.json").write_text(json.dumps(providers, indent=2))
-        theme = scenario.options.get("tui_theme")
+        files: Files = {".cline/data/settings/providers.json": providers}
+        theme = options.get("tui_theme")
         if theme:
-            (settings / "global-settings.json").write_text(json.dumps({"tuiTheme": theme}))
-        extra = {} if scenario.options.get("promo") else {"CLINE_DISABLE_CLINE_PASS_NOTICE": "1"}
-        return [str(self.binary()), "--auto-approve", "false"], self.env(dirs, **extra)
+            files[".cline/data/settings/global-settings.json"] = {"tuiTheme": theme}
+        return files
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
+        return {} if options.get("promo") else {"CLINE_DISABLE_CLINE_PASS_NOTICE": "1"}

@@ -12,10 +12,19 @@ from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Type
-from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, command_version, lab_home
-from tools.agentlab.dress import Dress
+from tools.agentlab.base import (
+    BASE_ENV,
+    AgentSpec,
+    Files,
+    Options,
+    RunDirs,
+    Scenario,
+    command_version,
+    lab_home,
+)
+from tools.agentlab.dress import Dress, by_name
 from tools.agentlab.script import Pause, Text, Tool, Turn
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # Working is labelled by the status row above the composer (`• Working (0s • esc to
 # interrupt)`, or a reasoning header with the same hint), as in the reference corpus
@@ -139,6 +148,49 @@ CODEX_TURNS = (
 )
 
 
+CONFIG = """model = "{model}"
+model_provider = "lab"
+approval_policy = "on-request"
+sandbox_mode = "read-only"
+check_for_update_on_startup = false
+
+[model_providers.lab]
+name = "agentlab fake server"
+base_url = "{url}/v1"
+wire_api = "responses"
+env_key = "AGENTLAB_API_KEY"
+request_max_retries = 1
+stream_max_retries = 1
+
+[analytics]
+enabled = false
+{trust}"""
+
+
+STANDARD = Standard(
+    dialog=APPROVAL,
+    what="command approval",
+    first_option="1. Yes, proceed",
+    bash="command approval prompt",
+    approved="command approval (escalation request) approved",
+    startup="launch with the project trusted; composer ready",
+    text="a slowly streamed text answer",
+    streaming=Expect("idle", STREAMING, STREAMING_NOTE, settle=1.5),
+    edit_write="apply_patch approvals (edit, then new file), both approved",
+    edit="edit approval prompt",
+    write="new-file approval prompt",
+    between=Expect(
+        "idle",
+        PANEL_CLOSED_NO_STATUS,
+        "edit approved; the turn goes on, but 0.171 draws no status row (title spinner only)"
+        " until the next approval: the screen reads idle",
+    ),
+    thinking="reasoning summary streamed before the answer",
+    long_output="a long answer that scrolls the transcript",
+    draft=DRAFT_IDLE,
+)
+
+
 class Codex(AgentSpec):
     name = "codex"
     folder = "codex"
@@ -156,21 +208,18 @@ class Codex(AgentSpec):
     # palette from the terminal's background, and `tui.theme` picks the syntax-highlighting
     # theme (a light one here); `tui.animations = false` stops the shimmer, the spinners and
     # the welcome animation (its reduced-motion setting).
-    dresses: ClassVar[dict[str, Dress]] = {
-        d.name: d
-        for d in (
-            Dress(
-                "light",
-                'tui.theme "solarized-light" (syntax theme)',
-                options={"tui_theme": "solarized-light"},
-            ),
-            Dress(
-                "noanim",
-                "tui.animations = false: no shimmer, spinners or welcome animation",
-                options={"tui_animations": False},
-            ),
-        )
-    }
+    dresses: ClassVar[dict[str, Dress]] = by_name(
+        Dress(
+            "light",
+            'tui.theme "solarized-light" (syntax theme)',
+            options={"tui_theme": "solarized-light"},
+        ),
+        Dress(
+            "noanim",
+            "tui.animations = false: no shimmer, spinners or welcome animation",
+            options={"tui_animations": False},
+        ),
+    )
 
     # A release other than the default install (`record --agent-version`, or the
     # OSF_LAB_CODEX_VERSION variable): install.sh's CODEX_VERSIONS puts it in npm-codex-<VER>.
@@ -231,32 +280,7 @@ class Codex(AgentSpec):
     def build(self, s: Shapes) -> list[Scenario]:
         approve = Keys(("Enter",), "1. Yes, proceed")
         return [
-            s.startup("launch with the project trusted; composer ready"),
-            s.text("a slowly streamed text answer"),
-            *s.approvals(
-                what="command approval",
-                approved="command approval (escalation request) approved",
-                dialog=s.blocked(APPROVAL, "command approval prompt"),
-                first_option="1. Yes, proceed",
-            ),
-            *s.interrupts(Expect("idle", STREAMING, STREAMING_NOTE, settle=1.5)),
-            s.edit_write(
-                "apply_patch approvals (edit, then new file), both approved",
-                edit=s.blocked(APPROVAL, "edit approval prompt"),
-                approve=approve,
-                between=Expect(
-                    "idle",
-                    PANEL_CLOSED_NO_STATUS,
-                    "edit approved; the turn goes on, but 0.171 draws no status row (title"
-                    " spinner only) until the next approval: the screen reads idle",
-                ),
-                write=s.blocked(APPROVAL, "new-file approval prompt"),
-            ),
-            *s.answers(
-                "reasoning summary streamed before the answer",
-                "a long answer that scrolls the transcript",
-            ),
-            s.draft(DRAFT_IDLE, into="into the composer", at="in the composer"),
+            *s.standard(STANDARD),
             s.startup_dialog(
                 "model_nudge",
                 "'Meet <new model>' dialog",
@@ -271,10 +295,10 @@ class Codex(AgentSpec):
                 note="trust dialog at start-up",
                 seed_trust=False,
             ),
-            *self.configs(s, approve),
+            *self.modes(s, approve),
         ]
 
-    def configs(self, s: Shapes, approve: Keys) -> list[Scenario]:
+    def modes(self, s: Shapes, approve: Keys) -> list[Scenario]:
         """What users change: MCP servers, the sandbox and approval modes, a command
         interrupted while it runs, a draft quoting the status row."""
         mcp_dialog = s.blocked(MCP_APPROVAL, "MCP tool approval form (lab_note)")
@@ -376,56 +400,37 @@ class Codex(AgentSpec):
         )
         return out
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        codex_home = dirs.home / ".codex"
-        codex_home.mkdir()
+    launch_env: ClassVar[dict[str, str]] = {"AGENTLAB_API_KEY": "sk-agentlab-fake"}
+
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         trust = ""
-        if scenario.options.get("seed_trust", True):
+        if options.get("seed_trust", True):
             trust = f'\n[projects."{dirs.proj}"]\ntrust_level = "trusted"\n'
         # read-only sandbox: edits and escalated commands both need the user's approval.
         # A catalogue model (gpt-5.5) opens a "Meet <newer model>" dialog at start-up; an
         # unknown slug does not. The dialog has a scenario of its own (model_nudge).
-        model = str(scenario.options.get("model", "agentlab-model"))
-        (codex_home / "config.toml").write_text(f'''model = "{model}"
-model_provider = "lab"
-approval_policy = "on-request"
-sandbox_mode = "read-only"
-check_for_update_on_startup = false
-
-[model_providers.lab]
-name = "agentlab fake server"
-base_url = "{url}/v1"
-wire_api = "responses"
-env_key = "AGENTLAB_API_KEY"
-request_max_retries = 1
-stream_max_retries = 1
-
-[analytics]
-enabled = false
-{trust}''')
+        model = str(options.get("model", "agentlab-model"))
+        config = CONFIG.format(model=model, url=url, trust=trust)
         tui = []
-        if scenario.options.get("tui_theme"):
-            tui.append(f'theme = "{scenario.options["tui_theme"]}"')
-        if scenario.options.get("tui_animations") is False:
+        if options.get("tui_theme"):
+            tui.append(f'theme = "{options["tui_theme"]}"')
+        if options.get("tui_animations") is False:
             tui.append("animations = false")
         if tui:
-            with (codex_home / "config.toml").open("a") as out:
-                out.write("\n[tui]\n" + "\n".join(tui) + "\n")
-        if scenario.options.get("mcp"):
+            config += "\n[tui]\n" + "\n".join(tui) + "\n"
+        if options.get("mcp"):
             server = Path(__file__).with_name("mcp_server.py")
             log = dirs.root / "mcp.jsonl"
-            mcp = f'\n[mcp_servers.lab]\ncommand = "python3"\nargs = ["{server}", "{log}"]\n'
-            with (codex_home / "config.toml").open("a") as out:
-                out.write(mcp)
-        env = self.env(
-            dirs,
-            CODEX_HOME=str(codex_home),
-            AGENTLAB_API_KEY="sk-agentlab-fake",
-            PATH=f"{self._tools_path()}:{BASE_ENV['PATH']}",
-        )
+            config += f'\n[mcp_servers.lab]\ncommand = "python3"\nargs = ["{server}", "{log}"]\n'
+        return {".codex/config.toml": config}
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
+        return {
+            "CODEX_HOME": str(dirs.home / ".codex"),
+            "PATH": f"{self._tools_path()}:{BASE_ENV['PATH']}",
+        }
+
+    def more_args(self, dirs: RunDirs, options: Options) -> list[str]:
         # --no-daemon: otherwise the TUI starts a background app-server that outlives the pane
         # and whose socket the next run collides with.
-        extra = [str(a) for a in scenario.options.get("args", [])]  # type: ignore[attr-defined]
-        return [str(self.binary()), *self._daemon_flag(), *extra], env
+        return self._daemon_flag()

@@ -4,16 +4,15 @@ platform package) in offline mode against the fake chat completions API (BYOK pr
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any, ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Sleep, Type
-from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs, Scenario, lab_home, package_version
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect, ToolShape
-from tools.agentlab.dress import Dress
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.dress import Dress, by_name, switch
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The footer row under the input box is the last row on screen: the mode while idle, the spinner
 # and the double-Esc hint while a turn runs (after the mode in Plan/Autopilot mode). Dialogs
@@ -116,22 +115,38 @@ def _interrupt(s: Shapes, keys: list[Action], how: str) -> list[Action]:
 def _scenarios(s: Shapes, choices: bool = False) -> list[Scenario]:
     sc = s.sc
     if choices:
-        question = s.blocked(QUESTION_BOX, "ask_user Question box: numbered choices")
+        question, note = QUESTION_BOX, "ask_user Question box: numbered choices"
         answer = "confirm the first (recommended) choice"
     else:
-        question = s.blocked(QUESTION_PROMPT, "ask_user form: Copilot needs information")
+        question, note = QUESTION_PROMPT, "ask_user form: Copilot needs information"
         answer = "accept the first option"
+    # The cues follow the release (`old_layout`): the standard part is built here.
+    standard = Standard(
+        dialog=BASH_PROMPT,
+        what="command permission dialog",
+        first_option="select 1. Yes",
+        bash="command permission dialog",
+        approved="command permission dialog approved with 1. Yes",
+        reject=None,  # No is a text field: bash_no below
+        startup="launch in a trusted folder; idle input box",
+        text="a slowly streamed text answer",
+        interrupt_keys=(),  # Esc Esc and Ctrl-C below
+        edit_write="a file read, then an edit dialog and a create-file dialog, both approved",
+        edit_dialog=EDIT_PROMPT,
+        edit="edit file dialog",
+        write_dialog=CREATE_PROMPT,
+        write="create file dialog",
+        between=s.ui.working,
+        between_note="edit approved; agent working",
+        question=question,
+        question_desc="ask_user question answered with its first option",
+        question_note=note,
+        question_answer=Keys(("Enter",), answer),
+        question_after=None,
+        long_output="a long answer that scrolls the transcript",
+    )
     return [
-        sc("startup", "launch in a trusted folder; idle input box", s.start()),
-        sc("text", "a slowly streamed text answer", s.start(), s.ask(st.P_TEXT), s.done()),
-        *s.approvals(
-            what="command permission dialog",
-            approved="command permission dialog approved with 1. Yes",
-            dialog=s.blocked(BASH_PROMPT, "command permission dialog"),
-            first_option="select 1. Yes",
-            working=Expect("working", s.ui.working, "approved; command running"),
-            reject=None,  # No is a text field: bash_no below
-        ),
+        *s.standard(standard),
         sc(
             "bash_no",
             "command permission dialog rejected with its No option and feedback",
@@ -168,50 +183,23 @@ def _scenarios(s: Shapes, choices: bool = False) -> list[Scenario]:
             "long streamed answer interrupted with Ctrl-C",
             _interrupt(s, [Keys(("C-c",), "interrupt with Ctrl-C")], "Ctrl-C"),
         ),
-        sc(
-            "edit_write",
-            "a file read, then an edit dialog and a create-file dialog, both approved",
-            s.start(),
-            s.ask(st.P_EDIT),
-            s.blocked(EDIT_PROMPT, "edit file dialog"),
-            Keys(("Enter",), "select 1. Yes"),
-            Expect("working", s.ui.working, "edit approved; agent working"),
-            s.blocked(CREATE_PROMPT, "create file dialog"),
-            Keys(("Enter",), "select 1. Yes"),
-            s.done(),
-        ),
-        sc(
+        s.dialog_turn(
             "plan",
             "Plan mode (--plan): the plan review after exit_plan_mode, accepted",
-            s.start(),
-            s.ask(st.P_PLAN),
+            st.P_PLAN,
             s.blocked(PLAN_PROMPT, "plan review dialog"),
             Keys(("Enter",), "accept option 1"),
-            s.done(),
+            [],
             mode="plan",
         ),
-        sc(
-            "question",
-            "ask_user question answered with its first option",
-            s.start(),
-            s.ask(st.P_QUESTION),
-            question,
-            Keys(("Enter",), answer),
-            s.done(),
-        ),
-        sc(
+        s.mode_cycle(
             "mode_switch",
             "shift+tab cycles the mode: Plan, Autopilot, back to Interactive (idle throughout)",
-            s.start(),
-            Keys(("BTab",), "switch to Plan mode"),
-            Expect("idle", Cue(r"Plan · ", tail=1), "Plan mode, idle", settle=1.0),
-            Keys(("BTab",), "switch to Autopilot mode"),
-            Expect("idle", Cue(r"Autopilot · ", tail=1), "Autopilot mode, idle", settle=1.0),
-            Keys(("BTab",), "back to Interactive mode"),
-            Expect("idle", Cue(r"Interactive · ", tail=1), "Interactive again", settle=1.0),
-        ),
-        *s.answers(
-            "reasoning streamed before the answer", "a long answer that scrolls the transcript"
+            [
+                ("switch to Plan mode", Cue(r"Plan · ", tail=1), "Plan mode, idle"),
+                ("switch to Autopilot mode", Cue(r"Autopilot · ", tail=1), "Autopilot mode, idle"),
+                ("back to Interactive mode", Cue(r"Interactive · ", tail=1), "Interactive again"),
+            ],
         ),
         sc(
             "draft",
@@ -284,41 +272,32 @@ class Copilot(AgentSpec):
 
     # Its own settings (`record --dress`): `theme` ("auto", "dark", "light"; the user settings
     # file) and `--screen-reader` ("Enable screen reader optimizations", `copilot --help`).
-    dresses: ClassVar[dict[str, Dress]] = {
-        d.name: d
-        for d in (
-            Dress("light", 'theme "light"', options={"copilot_settings": {"theme": "light"}}),
-            Dress(
-                "screenreader",
-                "--screen-reader: screen reader optimizations",
-                options={"dress_args": ["--screen-reader"]},
-            ),
-        )
+    dresses: ClassVar[dict[str, Dress]] = by_name(
+        Dress("light", 'theme "light"', options={"copilot_settings": {"theme": "light"}}),
+        switch("screenreader", "--screen-reader", "screen reader optimizations"),
+    )
+
+    # What npm links for the package: the node loader, which starts the platform binary.
+    npm_package = "@github/copilot"
+    launch_env: ClassVar[dict[str, str]] = {
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_PROVIDER_BASE_URL": "{url}/v1",
+        "COPILOT_PROVIDER_API_KEY": "sk-agentlab-fake",
+        "COPILOT_MODEL": "fake-model",
     }
-
-    def prefix(self) -> Path:
-        return self.release_prefix(self.pinned) if self.pinned else lab_home() / "npm-copilot"
-
-    def package(self) -> Path:
-        return self.prefix() / "node_modules" / "@github" / "copilot"
-
-    def binary(self) -> Path:
-        # What npm links for the package: the node loader, which starts the platform binary.
-        return self.prefix() / "node_modules" / ".bin" / "copilot"
-
-    def read_version(self) -> str:
-        return package_version(self.package() / "package.json")
+    launch_args = ("--no-auto-update",)
+    option_args: ClassVar[dict[str, tuple[str, ...]]] = {"mode": ("--mode", "{}")}
 
     def build(self, shapes: Shapes) -> list[Scenario]:
         # The dialect is read when the fake server starts, after the scenarios are built.
-        self.dialect = CHOICES_DIALECT if takes_choices(self.package()) else FORM_DIALECT
+        self.dialect = CHOICES_DIALECT if takes_choices(self.package_dir()) else FORM_DIALECT
         return _scenarios(shapes, self.old_layout())
 
     def old_layout(self) -> bool:
         """The activity row above the input box and the Question box: seen on 1.0.43 and
         1.0.66, not on 1.0.102 (the change lies between; releases before 1.0.100 are taken
         for old)."""
-        if takes_choices(self.package()):
+        if takes_choices(self.package_dir()):
             return True
         if self.pinned is None:
             return False
@@ -330,33 +309,16 @@ class Copilot(AgentSpec):
         self.ui = self.old_ui if self.old_layout() else type(self).ui
         return super().scenarios()
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        opts = scenario.options
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         config: dict[str, Any] = {"firstLaunchAt": "2026-01-01T00:00:00.000Z", "appTipShown": True}
-        if opts.get("seed_trust", True):
+        if options.get("seed_trust", True):
             config["trustedFolders"] = [str(dirs.proj)]
-        home = dirs.home / ".copilot"
-        home.mkdir()
+        files: Files = {}
         # A dress's settings (`theme`): in the user settings file, where /settings writes them,
         # and in config.json, where releases before settings.json kept them.
-        settings = opts.get("copilot_settings")
+        settings = options.get("copilot_settings")
         if isinstance(settings, dict):
             config.update(settings)
-            (home / "settings.json").write_text(json.dumps(settings, indent=2))
-        (home / "config.json").write_text(json.dumps(config, indent=2))
-        env = {
-            **BASE_ENV,
-            "HOME": str(dirs.home),
-            "COPILOT_OFFLINE": "true",
-            "COPILOT_PROVIDER_BASE_URL": url + "/v1",
-            "COPILOT_PROVIDER_API_KEY": "sk-agentlab-fake",
-            "COPILOT_MODEL": "fake-model",
-        }
-        argv = [str(self.binary()), "--no-auto-update"]
-        mode = opts.get("mode")
-        if mode:
-            argv += ["--mode", str(mode)]
-        argv += [str(a) for a in opts.get("dress_args", [])]  # type: ignore[attr-defined]
-        return argv, env
+            files[".copilot/settings.json"] = settings
+        files[".copilot/config.json"] = config
+        return files

@@ -21,8 +21,10 @@ __all__ = [
     "TMUX_VARS",
     "Dress",
     "PaneFacts",
+    "by_name",
     "combine",
     "pane_env",
+    "switch",
 ]
 
 # tmux 3.3a's own default is `screen`; most users' configs set tmux-256color, so the lab's plain
@@ -46,35 +48,43 @@ class Dress:
     in_tmux: bool = True
 
 
+def by_name(*dresses: Dress) -> dict[str, Dress]:
+    """A table of dresses, by their names."""
+    return {d.name: d for d in dresses}
+
+
+def switch(name: str, flag: str, what: str) -> Dress:
+    """A dress that is a switch on the agent's command line (scenario option `dress_args`,
+    which `AgentSpec.launch` appends)."""
+    return Dress(name, f"{flag}: {what}", options={"dress_args": [flag]})
+
+
 # The lab's plain pane: no dress.
 PANE = Dress("pane", "a tmux pane (default-terminal tmux-256color, COLORTERM from the terminal)")
 
 # Dresses every agent can wear: the terminal's, not the agent's settings.
-COMMON_DRESSES: dict[str, Dress] = {
-    d.name: d
-    for d in (
-        Dress(
-            "256",
-            "TERM=xterm-256color (default-terminal), no COLORTERM",
-            env={"COLORTERM": None},
-            terminal="xterm-256color",
-        ),
-        Dress(
-            "screen",
-            "TERM=screen (tmux 3.3a's own default-terminal), no COLORTERM",
-            env={"COLORTERM": None},
-            terminal="screen",
-        ),
-        Dress("ascii", "LANG=C, LC_ALL=C", env={"LANG": "C", "LC_ALL": "C"}),
-        Dress("nocolor", "NO_COLOR=1", env={"NO_COLOR": "1"}),
-        Dress(
-            "notmux",
-            "no tmux variables (started outside tmux and moved in, or under ssh in a pane): "
-            "the lab's environment before issue 28",
-            in_tmux=False,
-        ),
-    )
-}
+COMMON_DRESSES: dict[str, Dress] = by_name(
+    Dress(
+        "256",
+        "TERM=xterm-256color (default-terminal), no COLORTERM",
+        env={"COLORTERM": None},
+        terminal="xterm-256color",
+    ),
+    Dress(
+        "screen",
+        "TERM=screen (tmux 3.3a's own default-terminal), no COLORTERM",
+        env={"COLORTERM": None},
+        terminal="screen",
+    ),
+    Dress("ascii", "LANG=C, LC_ALL=C", env={"LANG": "C", "LC_ALL": "C"}),
+    Dress("nocolor", "NO_COLOR=1", env={"NO_COLOR": "1"}),
+    Dress(
+        "notmux",
+        "no tmux variables (started outside tmux and moved in, or under ssh in a pane): "
+        "the lab's environment before issue 28",
+        in_tmux=False,
+    ),
+)
 
 
 @dataclass(frozen=True)

@@ -4,24 +4,16 @@ model."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, ClassVar
 
 from osf_tmux.agents.hooks import hooks_table
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys
-from tools.agentlab.base import (
-    AgentSpec,
-    RunDirs,
-    Scenario,
-    lab_home,
-    package_version,
-    timed_hook,
-)
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario, timed_hook
 from tools.agentlab.dialect import Dialect, ToolShape
 from tools.agentlab.dress import Dress
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The input box is pinned at the bottom: the mode row above it ("Auto (Off) · all actions require
 # approval ... Fake Model"), the box, and a help row under it ("? for help", "[⏱ 12s] ? for
@@ -76,62 +68,55 @@ class Droid(AgentSpec):
     dresses: ClassVar[dict[str, Dress]] = {
         "light": Dress("light", "theme factory-light", options={"theme": "factory-light"}),
     }
+    npm_package = "@factory/cli-linux-x64"  # the native binary, not the node wrapper
+    npm_entry = "bin/droid"
+    launch_env: ClassVar[dict[str, str]] = {
+        "FACTORY_AIRGAP_ENABLED": "true",
+        "FACTORY_DROID_AUTO_UPDATE_ENABLED": "false",
+    }
 
-    def package(self) -> Path:
-        return lab_home() / "npm-droid" / "node_modules" / "@factory" / "cli-linux-x64"
+    standard = Standard(
+        dialog=APPROVAL,
+        what="command approval",
+        first_option="Yes, allow",
+        bash="Command to approve",
+        approved="command approval answered with Yes, allow",
+        reject=Keys(("Up", "Enter"), "No, cancel (the last choice)"),
+        startup="launch in a trusted folder; input box ready",
+        slow=EXECUTING,
+        # Droid shows an answer only once it is complete (the spinner row reads "Streaming..."
+        # meanwhile): the interrupt waits for that row, then a while.
+        streaming=STREAMING,
+        interrupt_keys=("Escape",),
+        edit_dialog=EDIT_APPROVAL,
+        edit="edit approval",
+        write="new-file approval",
+        edit_write="an edit of app.py and a new NOTES.md, each approved",
+        between=Cue(STOP_HINT, absent=HINT_ROW),
+        question=QUESTION,
+        question_desc="AskUser questionnaire answered with its first option",
+        question_note="AskUser questionnaire",
+        question_answer=Keys(("Enter",), "pick the first option"),
+        question_after=None,
+        draft=DRAFT_IDLE,
+        trust=TRUST,
+        hooks=True,
+        hooks_approved="command approval answered",
+    )
 
-    def binary(self) -> Path:
-        return self.package() / "bin" / "droid"
-
-    def read_version(self) -> str:
-        return package_version(self.package() / "package.json")
-
-    def build(self, s: Shapes) -> list[Scenario]:
-        approve = Keys(("Enter",), "Yes, allow")
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
         return [
-            s.startup("launch in a trusted folder; input box ready"),
-            s.text(),
-            *s.approvals(
-                what="command approval",
-                approved="command approval answered with Yes, allow",
-                dialog=s.blocked(APPROVAL, "Command to approve"),
-                first_option="Yes, allow",
-                reject=Keys(("Up", "Enter"), "No, cancel (the last choice)"),
-            ),
-            s.bash_interrupt(s.blocked(APPROVAL, "Command to approve"), approve, EXECUTING),
-            # Droid shows an answer only once it is complete (the spinner row reads
-            # "Streaming..." meanwhile): the interrupts wait for that row, then a while.
-            *s.interrupts(STREAMING, keys=("Escape",)),
-            s.sc(
-                "interrupt_ctrlc",
+            s.ctrlc_goes_on(
                 "Ctrl-C while the answer streams only warns (press again to exit): still "
                 "working; Esc then interrupts",
-                s.start(),
-                s.ask(st.P_ESSAY),
                 STREAMING,
-                Keys(("C-c",), "Ctrl-C once"),
+                "Ctrl-C once",
                 Expect(
                     "working",
                     Cue(r"Press Ctrl\+C again to exit(?s:.*)" + STOP_HINT),
                     "the exit warning; the turn goes on",
                     settle=1.5,
                 ),
-                Keys(("Escape",), "interrupt with Esc"),
-                s.back("interrupted; back at the input box"),
-            ),
-            s.edit_write(
-                "an edit of app.py and a new NOTES.md, each approved",
-                edit=s.blocked(EDIT_APPROVAL, "edit approval"),
-                approve=approve,
-                between=s.working("edit approved", Cue(STOP_HINT, absent=HINT_ROW)),
-                write=s.blocked(EDIT_APPROVAL, "new-file approval"),
-            ),
-            *s.answers(),
-            s.question(
-                "AskUser questionnaire answered with its first option",
-                s.blocked(QUESTION, "AskUser questionnaire"),
-                Keys(("Enter",), "pick the first option"),
-                [],
             ),
             s.dialog_turn(
                 "plan",
@@ -149,27 +134,17 @@ class Droid(AgentSpec):
                     Expect("idle", SPEC_IDLE, "Spec mode, idle", settle=1.0),
                 ],
             ),
-            s.draft(DRAFT_IDLE),
-            s.startup_dialog("trust_dialog", "folder trust dialog", TRUST, seed_trust=False),
             s.hooks_bash(
-                "command approval answered", s.blocked(APPROVAL, "Command to approve"), approve
-            ),
-            s.dialog_turn(
-                "hooks_launch",
-                "as hooks_bash, the hooks given for this run only (`--settings FILE`)",
-                st.P_BASH,
+                "",
                 s.blocked(APPROVAL, "Command to approve"),
-                approve,
-                s.working("approved; command running"),
+                Keys(("Enter",), "Yes, allow"),
+                name="hooks_launch",
+                desc="as hooks_bash, the hooks given for this run only (`--settings FILE`)",
                 hooks="settings",
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        factory = dirs.home / ".factory"
-        factory.mkdir(exist_ok=True)
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         settings: dict[str, object] = {
             "customModels": [
                 {
@@ -187,22 +162,27 @@ class Droid(AgentSpec):
             "sessionDefaultSettings": {"model": "custom:Fake-Model-0"},
             "logoAnimation": "off",
         }
-        if scenario.options.get("theme"):
-            settings["theme"] = scenario.options["theme"]
-        if scenario.options.get("seed_trust", True):
+        if options.get("theme"):
+            settings["theme"] = options["theme"]
+        if options.get("seed_trust", True):
             settings["trustedFolders"] = {str(dirs.proj): {"trustedAt": "2026-01-01T00:00:00.000Z"}}
-        (factory / "settings.json").write_text(json.dumps(settings, indent=2))
-        argv = [str(self.binary())]
-        if scenario.options.get("hooks"):
+        files: Files = {".factory/settings.json": settings}
+        if options.get("hooks"):
             table = hooks_table("droid", command=timed_hook(dirs.root / "hooks.jsonl"))
-            if scenario.options["hooks"] == "settings":
+            if options["hooks"] == "settings":
                 # `--settings FILE`: a runtime settings file for this process only.
-                runtime = dirs.root / "runtime-settings.json"
-                runtime.write_text(json.dumps({"hooks": table}, indent=2))
-                argv += ["--settings", str(runtime)]
+                files[str(runtime_settings(dirs))] = {"hooks": table}
             else:
-                (factory / "hooks.json").write_text(json.dumps(table, indent=2))
-        env = self.env(
-            dirs, FACTORY_AIRGAP_ENABLED="true", FACTORY_DROID_AUTO_UPDATE_ENABLED="false"
+                files[".factory/hooks.json"] = table
+        return files
+
+    def more_args(self, dirs: RunDirs, options: Options) -> list[str]:
+        return (
+            ["--settings", str(runtime_settings(dirs))]
+            if options.get("hooks") == "settings"
+            else []
         )
-        return argv, env
+
+
+def runtime_settings(dirs: RunDirs) -> Path:
+    return dirs.root / "runtime-settings.json"

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from pathlib import Path
 from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Sleep, Type
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, package_version
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dress import Dress
 from tools.agentlab.gemini_family import (
     NO_REPORTS,
@@ -18,7 +17,6 @@ from tools.agentlab.gemini_family import (
     trusted,
     ui_block,
     ui_dresses,
-    write_settings,
 )
 from tools.agentlab.script import Pause, Text, Thinking, Tool, Turn
 from tools.agentlab.shapes import Shapes, Standard
@@ -154,13 +152,18 @@ class Gemini(AgentSpec):
         trust=TRUST,
     )
 
-    def binary(self) -> Path:
-        return (
-            lab_home() / "npm" / "node_modules" / "@google" / "gemini-cli" / "bundle" / "gemini.js"
-        )
+    # One of the first three agents: install.sh puts it in the shared prefix `npm/`.
+    npm_dir = "npm"
+    npm_package = "@google/gemini-cli"
+    npm_entry = "bundle/gemini.js"
+    launch_env: ClassVar[dict[str, str]] = {
+        "GEMINI_API_KEY": "agentlab-fake-key",
+        "GOOGLE_GEMINI_BASE_URL": "{url}",
+        "GEMINI_CLI_NO_RELAUNCH": "true",
+    }
 
-    def read_version(self) -> str:
-        return package_version(self.binary().parent.parent / "package.json")
+    def command(self) -> list[str]:
+        return [shutil.which("node") or "/usr/bin/node", str(self.binary())]
 
     def own_scenarios(self, s: Shapes) -> list[Scenario]:
         return [*self.approval_modes(s), *self.loop_scenarios(s)]
@@ -181,13 +184,11 @@ class Gemini(AgentSpec):
                 st.P_EDIT,
                 args=auto_edit,
             ),
-            s.dialog_turn(
+            s.bash_turn(
                 "auto_edit_bash",
                 "--approval-mode auto_edit: a shell command still asks; approved",
-                st.P_BASH,
                 s.blocked(APPROVAL, "shell confirmation (auto-edit mode)"),
                 APPROVE,
-                s.working("approved; command running"),
                 args=auto_edit,
             ),
             s.sc(
@@ -254,31 +255,18 @@ class Gemini(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         general = {"disableAutoUpdate": True, "disableUpdateNag": True}
-        write_settings(
-            dirs,
-            ".gemini",
-            {
-                **security("gemini-api-key", scenario),
-                "general": general,
-                **NO_REPORTS,
-                **ui_block(scenario),
-            },
-        )
-        env = self.env(
-            dirs,
-            GEMINI_API_KEY="agentlab-fake-key",
-            GOOGLE_GEMINI_BASE_URL=url,
-            GEMINI_CLI_NO_RELAUNCH="true",
-        )
-        if trusted(scenario):
-            env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
-        node = shutil.which("node") or "/usr/bin/node"
-        extra = [str(a) for a in scenario.options.get("args", [])]  # type: ignore[attr-defined]
-        return [node, str(self.binary()), *extra], env
+        settings = {
+            **security("gemini-api-key", options),
+            "general": general,
+            **NO_REPORTS,
+            **ui_block(options),
+        }
+        return {".gemini/settings.json": settings}
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
+        return {"GEMINI_CLI_TRUST_WORKSPACE": "true"} if trusted(options) else {}
 
     def installed(self) -> bool:
         return (

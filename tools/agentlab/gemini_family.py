@@ -1,37 +1,34 @@
 """Gemini CLI and its fork Qwen Code: one program family, one screen. What the two share beyond
 the standard scenarios is here once: their `Ui` but for the pause before Enter, the dresses of
-their `ui` settings, and the pieces of their settings file."""
+their `ui` settings, and the pieces of their settings file (`~/.gemini/settings.json`,
+`~/.qwen/settings.json`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 from tools.agentlab.actions import Cue
-from tools.agentlab.base import RunDirs, Scenario
-from tools.agentlab.dress import Dress
+from tools.agentlab.base import Options
+from tools.agentlab.dress import Dress, by_name
 from tools.agentlab.shapes import Ui
 
 
 def ui_dresses(light_theme: str) -> dict[str, Dress]:
     """The dresses of the family's settings: a light theme, the screen-reader mode, the loading
     phrases off."""
-    return {
-        d.name: d
-        for d in (
-            Dress("light", f"ui.theme {light_theme}", options={"theme": light_theme}),
-            Dress(
-                "screenreader",
-                "ui.accessibility.screenReader: plain-text output",
-                options={"screen_reader": True},
-            ),
-            Dress(
-                "nophrases",
-                "ui.accessibility.enableLoadingPhrases off (no witty phrases on the spinner row)",
-                options={"loading_phrases": False},
-            ),
-        )
-    }
+    return by_name(
+        Dress("light", f"ui.theme {light_theme}", options={"theme": light_theme}),
+        Dress(
+            "screenreader",
+            "ui.accessibility.screenReader: plain-text output",
+            options={"screen_reader": True},
+        ),
+        Dress(
+            "nophrases",
+            "ui.accessibility.enableLoadingPhrases off (no witty phrases on the spinner row)",
+            options={"loading_phrases": False},
+        ),
+    )
 
 
 def ui_settings(options: Mapping[str, object]) -> dict[str, object]:
@@ -65,25 +62,18 @@ def family_ui(idle: Cue, working: Cue, submit_pause: float) -> Ui:
     )
 
 
-def write_settings(dirs: RunDirs, folder: str, settings: Mapping[str, object]) -> None:
-    """settings.json in HOME's settings directory (`.gemini`, `.qwen`)."""
-    where = dirs.home / folder
-    where.mkdir()
-    (where / "settings.json").write_text(json.dumps(settings, indent=1))
-
-
-def trusted(scenario: Scenario) -> bool:
+def trusted(options: Options) -> bool:
     """Whether the project folder is trusted in advance (not in the trust dialog's scenario)."""
-    return bool(scenario.options.get("seed_trust", True))
+    return bool(options.get("seed_trust", True))
 
 
-def security(auth: str, scenario: Scenario) -> dict[str, object]:
+def security(auth: str, options: Options) -> dict[str, object]:
     """The settings' `security`: the endpoint's kind of auth; folder trust on only for the
     trust dialog's scenario."""
     return {
         "security": {
             "auth": {"selectedType": auth},
-            "folderTrust": {"enabled": not trusted(scenario)},
+            "folderTrust": {"enabled": not trusted(options)},
         }
     }
 
@@ -95,7 +85,7 @@ NO_REPORTS: dict[str, object] = {
 }
 
 
-def ui_block(scenario: Scenario) -> dict[str, object]:
+def ui_block(options: Options) -> dict[str, object]:
     """The settings' `ui`, when the scenario's dress asks for any."""
-    ui = ui_settings(scenario.options)
+    ui = ui_settings(options)
     return {"ui": ui} if ui else {}

@@ -17,9 +17,10 @@ import argparse
 import subprocess
 import sys
 from pathlib import Path
+from typing import ClassVar
 
-from tools.agentlab.actions import Action, Cue, Expect, Keys, Type
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario
+from tools.agentlab.actions import Action, Cue, Expect, Keys, Type, flatten
+from tools.agentlab.base import AgentSpec, Scenario
 from tools.agentlab.driver import DriverError, Recorder
 from tools.agentlab.script import Script
 from tools.agentlab.shapes import Ui
@@ -128,30 +129,25 @@ class GenericProgram(AgentSpec):
     def scenarios(self) -> dict[str, Scenario]:
         return {self._scenario.name: self._scenario}
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        env = self.env(
-            dirs,
-            PS1=PS1,
-            GIT_PAGER="cat",
-            PAGER="cat",
-            HISTFILE="/dev/null",
-            # npm: no update check, no funding line (offline, and the same screen every run)
-            npm_config_update_notifier="false",
-            npm_config_fund="false",
-            npm_config_audit="false",
-            PYTHONSTARTUP="",
-        )
-        return ["bash", "--norc", "--noprofile", "-i"], env
+    launch_env: ClassVar[dict[str, str]] = {
+        "PS1": PS1,
+        "GIT_PAGER": "cat",
+        "PAGER": "cat",
+        "HISTFILE": "/dev/null",
+        # npm: no update check, no funding line (offline, and the same screen every run)
+        "npm_config_update_notifier": "false",
+        "npm_config_fund": "false",
+        "npm_config_audit": "false",
+        "PYTHONSTARTUP": "",
+    }
+
+    def command(self) -> list[str]:
+        return ["bash", "--norc", "--noprofile", "-i"]
 
 
 def scenario(name: str, description: str, actions: list[Action | list[Action]],
              files: dict[str, str] | None = None) -> Scenario:  # fmt: skip
-    flat: list[Action] = []
-    for step in actions:
-        flat.extend(step if isinstance(step, list) else [step])
-    return Scenario(name, description, Script([]), flat, files or {})
+    return Scenario(name, description, Script([]), flatten(actions), files or {})
 
 
 PROGRAMS: dict[str, GenericProgram] = {

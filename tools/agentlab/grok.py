@@ -3,13 +3,12 @@ server's OpenAI chat completions (`GROK_BASE_URL`)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, Sleep, Type
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The input box (a round box, "│ ❯ Ask me anything... │") and the mode footer under it
 # ("⏸ auto-edit: off (shift + tab)  ≋ fake-model") are the last rows; a turn shows the spinner
@@ -51,27 +50,30 @@ class Grok(AgentSpec):
         done_quiet=True,
     )
 
-    def binary(self) -> Path:
-        return npm_bin("grok", "grok")
+    # `grok --version` prints a hard-coded 1.0.1: the package's version is read.
+    npm_package = "@vibe-kit/grok-cli"
+    launch_env: ClassVar[dict[str, str]] = {
+        "GROK_API_KEY": "sk-agentlab-fake",
+        "GROK_BASE_URL": "{url}/v1",
+        "GROK_MODEL": "fake-model",
+    }
 
-    def read_version(self) -> str:
-        # `grok --version` prints a hard-coded 1.0.1.
-        return package_version(
-            npm_prefix("grok") / "node_modules" / "@vibe-kit" / "grok-cli" / "package.json"
-        )
+    standard = Standard(
+        dialog=CONFIRM,
+        what="confirmation",
+        first_option="1. Yes (selected)",
+        bash="Do you want to proceed with this operation?",
+        approved="confirmation answered with 1. Yes",
+        reject=None,  # bash_no is its own: the keys go one by one
+        slow=Expect("working", Cue(r"Executing", absent=HINT_ROW), "command running", settle=1.5),
+        interrupt_keys=("Escape",),
+        edit_write="an edit of app.py and a new NOTES.md, each approved with 1. Yes",
+        between=Cue(SPINNER, absent=HINT_ROW),
+        draft=DRAFT_IDLE,
+    )
 
-    def build(self, s: Shapes) -> list[Scenario]:
-        approve = Keys(("Enter",), "1. Yes (selected)")
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
         return [
-            s.startup("launch; input box ready"),
-            s.text(),
-            *s.approvals(
-                what="confirmation",
-                approved="confirmation answered with 1. Yes",
-                dialog=s.blocked(CONFIRM, "Do you want to proceed with this operation?"),
-                first_option="1. Yes",
-                reject=None,  # bash_no below: the keys go one by one
-            ),
             s.sc(
                 "bash_no",
                 "confirmation rejected by choosing 3. No",
@@ -95,51 +97,23 @@ class Grok(AgentSpec):
                 Keys(("Enter",), "send the feedback"),
                 s.done("rejected with feedback; back at the input box"),
             ),
-            s.bash_interrupt(
-                s.blocked(CONFIRM, "Do you want to proceed with this operation?"),
-                approve,
-                Expect(
-                    "working", Cue(r"Executing", absent=HINT_ROW), "command running", settle=1.5
-                ),
-            ),
-            *s.interrupts(keys=("Escape",)),
-            s.edit_write(
-                "an edit of app.py and a new NOTES.md, each approved with 1. Yes",
-                edit=s.blocked(CONFIRM, "edit confirmation"),
-                approve=approve,
-                between=s.working("edit approved", Cue(SPINNER, absent=HINT_ROW)),
-                write=s.blocked(CONFIRM, "new-file confirmation"),
-            ),
-            *s.answers(),
-            s.draft(DRAFT_IDLE),
-            s.sc(
+            s.mode_cycle(
                 "mode_switch",
                 "shift+tab turns auto-edit on and off again (idle throughout)",
-                s.start(),
-                Keys(("BTab",), "auto-edit on"),
-                Expect("idle", Cue(r"auto-edit: on", tail=2), "auto-edit on, idle", settle=1.0),
-                Keys(("BTab",), "auto-edit off"),
-                Expect("idle", Cue(r"auto-edit: off", tail=2), "auto-edit off, idle", settle=1.0),
+                [
+                    ("auto-edit on", Cue(r"auto-edit: on", tail=2), "auto-edit on, idle"),
+                    ("auto-edit off", Cue(r"auto-edit: off", tail=2), "auto-edit off, idle"),
+                ],
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        grok = dirs.home / ".grok"
-        grok.mkdir(exist_ok=True)
-        settings = {
-            "baseURL": f"{url}/v1",
-            "defaultModel": "fake-model",
-            "models": ["fake-model"],
-            "apiKey": "sk-agentlab-fake",
-            "settingsVersion": 2,
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
+        return {
+            ".grok/user-settings.json": {
+                "baseURL": f"{url}/v1",
+                "defaultModel": "fake-model",
+                "models": ["fake-model"],
+                "apiKey": "sk-agentlab-fake",
+                "settingsVersion": 2,
+            }
         }
-        (grok / "user-settings.json").write_text(json.dumps(settings, indent=2))
-        env = self.env(
-            dirs,
-            GROK_API_KEY="sk-agentlab-fake",
-            GROK_BASE_URL=f"{url}/v1",
-            GROK_MODEL="fake-model",
-        )
-        return [str(self.binary())], env

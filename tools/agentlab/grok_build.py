@@ -5,20 +5,12 @@ key of its own, so no login is asked for and nothing goes to xAI's servers."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys
-from tools.agentlab.base import (
-    AgentSpec,
-    RunDirs,
-    Scenario,
-    cat_hook,
-    command_version,
-    lab_home,
-)
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario, cat_hook
 from tools.agentlab.dialect import Dialect
 from tools.agentlab.dress import Dress
 from tools.agentlab.shapes import Shapes, Ui
@@ -121,20 +113,13 @@ class GrokBuild(AgentSpec):
             options={"minimal": True},
         ),
     }
-
-    def binary(self) -> Path:
-        found = sorted(
-            (lab_home() / "grok-build-venv").glob(
-                "lib/python3.*/site-packages/grok_cli_bin/bin/grok"
-            )
-        )
-        return found[-1] if found else lab_home() / "grok-build-venv" / "grok"
-
-    def read_version(self) -> str:
-        # "grok 0.2.111 (94172f2aa4)"
-        return command_version(
-            [str(self.binary()), "--version"], lambda w: w[1] if len(w) > 1 else w[0]
-        )
+    pypi_dist = "grok_cli_bin"  # the wheel's version is the binary's ("grok 0.2.111 (94172f2aa4)")
+    pypi_entry = "grok_cli_bin/bin/grok"
+    launch_env: ClassVar[dict[str, str]] = {
+        "GROK_DISABLE_AUTOUPDATER": "1",
+        "GROK_TELEMETRY_ENABLED": "0",
+    }
+    option_args: ClassVar[dict[str, tuple[str, ...]]] = {"minimal": ("--minimal",)}
 
     remember = False  # the configuration `build` plays (use_config)
 
@@ -155,31 +140,27 @@ class GrokBuild(AgentSpec):
         dialog = SCOPE if remember else PERMISSION
         approve = Keys((yes,), f"{yes} Yes, proceed")
         reject = Keys((no,), f"{no} No, reject")
+        approvals = s.approvals(
+            what="permission panel with per-command scope rows" if remember else "permission panel",
+            approved=f"permission panel approved ({yes} Yes, proceed)",
+            dialog=s.blocked(
+                dialog,
+                "Use ← → to choose permission scope; Always allow"
+                if remember
+                else "the command, 1 always-approve, 2 Yes, proceed, 3 No",
+            ),
+            first_option="",
+            approve=approve,
+            reject=reject,
+            esc=False,  # Esc does nothing on the panel: Ctrl+c cancels it
+        )
         if remember:
-            return [
-                *s.approvals(
-                    what="permission panel with per-command scope rows",
-                    approved=f"permission panel approved ({yes} Yes, proceed)",
-                    dialog=s.blocked(dialog, "Use ← → to choose permission scope; Always allow"),
-                    first_option="",
-                    approve=approve,
-                    reject=reject,
-                    esc=False,
-                ),
-            ]
+            return approvals
         edit_yes = Keys(("3",), "3 Yes")
         return [
             s.startup("launch; input box ready"),
             s.text(),
-            *s.approvals(
-                what="permission panel",
-                approved=f"permission panel approved ({yes} Yes, proceed)",
-                dialog=s.blocked(dialog, "the command, 1 always-approve, 2 Yes, proceed, 3 No"),
-                first_option="",
-                approve=approve,
-                reject=reject,
-                esc=False,  # Esc does nothing on the panel: Ctrl+c cancels it
-            ),
+            *approvals,
             s.sc(
                 "bash_cancel",
                 "permission panel cancelled with Ctrl+c",
@@ -216,14 +197,11 @@ class GrokBuild(AgentSpec):
             ),
             *s.answers(),
             s.draft(DRAFT_IDLE),
-            s.dialog_turn(
-                "hooks_bash",
-                "permission panel approved, hooks of every event logging their payloads",
-                st.P_BASH,
+            s.hooks_bash(
+                "",
                 s.blocked(dialog, "the permission panel"),
                 approve,
-                s.working("approved; command running"),
-                hooks=True,
+                desc="permission panel approved, hooks of every event logging their payloads",
             ),
             s.sc(
                 "hooks_no",
@@ -281,36 +259,25 @@ class GrokBuild(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        grok = dirs.home / ".grok"
-        grok.mkdir(exist_ok=True)
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         config = CONFIG.format(url=url)
-        if scenario.options.get("remember"):
+        if options.get("remember"):
             config += REMEMBER
-        theme = scenario.options.get("theme")
+        theme = options.get("theme")
         if theme:
             # one [ui] table: a theme joins the remember configuration's, or opens its own
             config += f'theme = "{theme}"\n' if "[ui]" in config else f'\n[ui]\ntheme = "{theme}"\n'
-        (grok / "config.toml").write_text(config)
-        if scenario.options.get("hooks"):
-            _log_hooks(dirs)
-        env = self.env(
-            dirs,
-            GROK_DISABLE_AUTOUPDATER="1",
-            GROK_TELEMETRY_ENABLED="0",
-        )
-        argv = [str(self.binary())]
-        if scenario.options.get("minimal"):
-            argv.append("--minimal")
-        return argv, env
+        files: Files = {".grok/config.toml": config}
+        if options.get("hooks"):
+            files[".grok/hooks/lab.json"] = _hooks(dirs.root / "hooks.jsonl")
+            # Grok Build also reads ~/.claude/settings.json (Claude Code compatibility):
+            # claude-hooks.jsonl shows what a Claude Code hook of the person's receives there.
+            files[".claude/settings.json"] = _hooks(dirs.root / "claude-hooks.jsonl")
+        return files
 
 
 # Every event the docs name (10-hooks.md), each logging its payload: what the hooks of osf-tmux
-# can rely on is read off hooks.jsonl. The same command sits in ~/.claude/settings.json, which
-# Grok Build also reads (Claude Code compatibility): claude-hooks.jsonl shows what a Claude
-# Code hook of the person's receives there.
+# can rely on is read off hooks.jsonl.
 HOOK_EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
@@ -325,16 +292,7 @@ HOOK_EVENTS = (
 )
 
 
-def _log_hooks(dirs: RunDirs) -> None:
-    def table(log: Path) -> dict[str, object]:
-        hook = {"type": "command", "command": cat_hook(log), "timeout": 10}
-        return {"hooks": {event: [{"hooks": [hook]}] for event in HOOK_EVENTS}}
-
-    hooks = dirs.home / ".grok" / "hooks"
-    hooks.mkdir(parents=True, exist_ok=True)
-    (hooks / "lab.json").write_text(json.dumps(table(dirs.root / "hooks.jsonl"), indent=2))
-    claude = dirs.home / ".claude"
-    claude.mkdir(exist_ok=True)
-    (claude / "settings.json").write_text(
-        json.dumps(table(dirs.root / "claude-hooks.jsonl"), indent=2)
-    )
+def _hooks(log: Path) -> dict[str, object]:
+    """Every event of HOOK_EVENTS logging its payload to `log`."""
+    hook = {"type": "command", "command": cat_hook(log), "timeout": 10}
+    return {"hooks": {event: [{"hooks": [hook]}] for event in HOOK_EVENTS}}

@@ -10,9 +10,8 @@ from tools.agentlab.opencode import OpenCode
 class Kilo(OpenCode):
     name = "kilo"
     folder = "kilo"
-    prefix = "npm-kilo"
-    program = "kilo"
-    package = "@kilocode/cli"
+    npm_package = "@kilocode/cli"
+    npm_command = "kilo"
     config_dir = "kilo"
     config_file = "kilo.json"
     env_prefix = "KILO_"

@@ -3,15 +3,14 @@ against the fake OpenAI chat completions server (`openai_legacy` provider)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from osf_tmux.agents.kimi import toml_entries
 from osf_tmux.agents.toml_hooks import render
 from tools.agentlab.actions import Cue, Expect, Keys
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, cat_hook, lab_home, venv_bin
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, cat_hook
 from tools.agentlab.dress import Dress
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Standard, Ui
 
 SPINNER = r"[🌑🌒🌓🌔🌕🌖🌗🌘]|^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] "
 BOX = r"▲/▼ select +1/2/3/4 choose +↵ confirm"
@@ -55,67 +54,35 @@ class Kimi(AgentSpec):
     dresses: ClassVar[dict[str, Dress]] = {
         "light": Dress("light", 'theme = "light"', options={"theme": "light"}),
     }
+    pypi_dist = "kimi_cli"
+    option_args: ClassVar[dict[str, tuple[str, ...]]] = {"plan": ("--plan",)}
 
-    def binary(self) -> Path:
-        return venv_bin("kimi", "kimi")
+    standard = Standard(
+        dialog=APPROVAL,
+        what="approval box",
+        first_option="[1] Approve once",
+        bash="approval: Shell is requesting approval to run command",
+        reject=Keys(("3",), "press 3 ([3] Reject)"),
+        # Kimi keeps an answer's text back until its block is done ("Composing... 2s · 40
+        # tokens" meanwhile): the essay is interrupted once tokens flow.
+        streaming=Expect(None, Cue(r"Composing\.\.\. [1-9]\d*s · \d+ tokens"), "answer streaming"),
+        edit_write="edit approval, then new-file approval, both approved",
+        edit="approval for the edit of app.py",
+        write="approval for the new NOTES.md",
+        between=WORKING,
+        question=QUESTION,
+        question_desc="AskUserQuestion: a question with options, first option chosen",
+        draft=DRAFT_IDLE,
+        # Plan mode (`--plan`): the input header turns dashed, `╌╌ input · plan ╌╌`.
+        plan_idle=PLAN_IDLE,
+        hooks=True,
+    )
 
-    def read_version(self) -> str:
-        found = sorted((lab_home() / "kimi-venv").glob("lib/*/site-packages/kimi_cli-*.dist-info"))
-        return found[-1].name.removesuffix(".dist-info").split("-")[1] if found else "unknown"
-
-    def build(self, s: Shapes) -> list[Scenario]:
-        approve = Keys(("Enter",), "[1] Approve once")
-        return [
-            s.startup("launch; input box ready"),
-            s.text(),
-            *s.approvals(
-                what="approval box",
-                approved="approval box approved ([1] Approve once)",
-                dialog=s.blocked(APPROVAL, "approval: Shell is requesting approval to run command"),
-                first_option="[1] Approve once",
-                reject=Keys(("3",), "press 3 ([3] Reject)"),
-            ),
-            # Kimi keeps an answer's text back until its block is done ("Composing... 2s · 40
-            # tokens" meanwhile): the essay is interrupted once tokens flow.
-            *s.interrupts(
-                Expect(None, Cue(r"Composing\.\.\. [1-9]\d*s · \d+ tokens"), "answer streaming")
-            ),
-            s.edit_write(
-                "edit approval, then new-file approval, both approved",
-                edit=s.blocked(APPROVAL, "approval for the edit of app.py"),
-                approve=approve,
-                between=s.working("edit approved", WORKING),
-                write=s.blocked(APPROVAL, "approval for the new NOTES.md"),
-            ),
-            s.question(
-                "AskUserQuestion: a question with options, first option chosen",
-                s.blocked(QUESTION, "Which database should the app use? with its options"),
-                Keys(("Enter",), "choose the first option"),
-            ),
-            *s.answers(),
-            s.draft(DRAFT_IDLE),
-            # Plan mode (`--plan`): the input header turns dashed, `╌╌ input · plan ╌╌`.
-            s.plan_mode(PLAN_IDLE),
-            s.hooks_bash(
-                "approval box approved",
-                s.blocked(APPROVAL, "approval: Shell is requesting approval to run command"),
-                approve,
-            ),
-        ]
-
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        kimi = dirs.home / ".kimi"
-        kimi.mkdir()
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         config = CONFIG.format(url=url)
-        if theme := scenario.options.get("theme"):
+        if theme := options.get("theme"):
             # a top-level key goes before the file's first table
             config = f'theme = "{theme}"\n' + config
-        if scenario.options.get("hooks"):
+        if options.get("hooks"):
             config += render(toml_entries(cat_hook(dirs.root / "hooks.jsonl")))
-        (kimi / "config.toml").write_text(config)
-        argv = [str(self.binary())]
-        if scenario.options.get("plan"):
-            argv.append("--plan")
-        return argv, self.env(dirs)
+        return {".kimi/config.toml": config}

@@ -18,20 +18,19 @@ from osf_tmux.agents.toml_hooks import render
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Type
 from tools.agentlab.base import (
+    BASE_ENV,
     AgentSpec,
+    Files,
+    Options,
     RunDirs,
     Scenario,
     lab_home,
-    npm_bin,
-    npm_prefix,
-    package_version,
     timed_hook,
 )
 from tools.agentlab.dress import Dress
 from tools.agentlab.script import Text, Tool, Turn
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
-PACKAGE = "@moonshot-ai/kimi-code"
 # The activity row above the input box: a braille spinner (`⠋ Working… · Tip: …`) or a moon
 # phase while it waits for the model or a tool (`🌔 · Tip: …`).
 SPINNER = r"^ {1,3}(?:[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|[🌑🌒🌓🌔🌕🌖🌗🌘]) "
@@ -126,26 +125,29 @@ class KimiCode(AgentSpec):
     dresses: ClassVar[dict[str, Dress]] = {
         "light": Dress("light", 'tui.toml theme = "light"', options={"theme": "light"}),
     }
+    npm_package = "@moonshot-ai/kimi-code"
+    npm_command = "kimi"
+    option_args: ClassVar[dict[str, tuple[str, ...]]] = {"plan": ("--plan",)}
 
-    def binary(self) -> Path:
-        return npm_bin("kimi-code", "kimi")
+    standard = Standard(
+        dialog=APPROVAL,
+        what="approval panel",
+        first_option="1. Approve once",
+        bash="approval: Run this command? with its four options",
+        reject=Keys(("3",), "press 3 (3. Reject)"),
+        # Edits and new files inside the project run without asking (the default mode asks
+        # for commands, questions and plans): one turn with two diffs shown.
+        edits_ask=False,
+        edit_write="an edit of app.py and a new NOTES.md, applied without a panel",
+        draft=DRAFT_IDLE,
+        plan_idle=PLAN_IDLE,
+        trust=TRUST,
+        trust_what="the folder trust prompt",
+        hooks=True,
+    )
 
-    def read_version(self) -> str:
-        return package_version(npm_prefix("kimi-code") / "node_modules" / PACKAGE / "package.json")
-
-    def build(self, s: Shapes) -> list[Scenario]:
-        approve = Keys(("Enter",), "1. Approve once")
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
         return [
-            s.startup("launch; input box ready"),
-            s.text(),
-            *s.approvals(
-                what="approval panel",
-                approved="approval panel approved (1. Approve once)",
-                dialog=s.blocked(APPROVAL, "approval: Run this command? with its four options"),
-                first_option="1. Approve once",
-                reject=Keys(("3",), "press 3 (3. Reject)"),
-            ),
-            *s.interrupts(),
             # Option 4 opens a feedback field in the panel: typed, then sent.
             s.sc(
                 "bash_feedback",
@@ -160,13 +162,6 @@ class KimiCode(AgentSpec):
                 Keys(("Enter",), "send the feedback"),
                 s.done("rejected with feedback; back at the input box"),
             ),
-            # Edits and new files inside the project run without asking (the default mode asks
-            # for commands, questions and plans): one turn with two diffs shown.
-            s.plain(
-                "edit_write",
-                "an edit of app.py and a new NOTES.md, applied without a panel",
-                st.P_EDIT,
-            ),
             # A question is answered on its tab, then submitted on a review tab.
             s.sc(
                 "question",
@@ -180,16 +175,7 @@ class KimiCode(AgentSpec):
                 s.working("answered; agent working"),
                 s.done(),
             ),
-            *s.answers(),
-            s.draft(DRAFT_IDLE),
-            s.startup_dialog("trust_dialog", "the folder trust prompt", TRUST, untrusted=True),
-            s.plan_mode(PLAN_IDLE),
             *self.plan_reviews(s),
-            s.hooks_bash(
-                "approval panel approved",
-                s.blocked(APPROVAL, "approval: Run this command? with its four options"),
-                approve,
-            ),
         ]
 
     def plan_reviews(self, s: Shapes) -> list[Scenario]:
@@ -237,27 +223,21 @@ class KimiCode(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        home = dirs.home / ".kimi-code"
-        home.mkdir()
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         config = CONFIG.format(url=url)
-        if scenario.options.get("hooks"):
+        if options.get("hooks"):
             config += render(toml_entries(timed_hook(dirs.root / "hooks.jsonl")))
-        (home / "config.toml").write_text(config)
-        theme = scenario.options.get("theme")
-        # a top-level key goes before the file's first table
-        (home / "tui.toml").write_text(f'theme = "{theme}"\n\n{TUI}' if theme else TUI)
-        if not scenario.options.get("untrusted"):
-            trust = home / "workspace-trust"
-            trust.mkdir()
+        theme = options.get("theme")
+        files: Files = {
+            ".kimi-code/config.toml": config,
+            # a top-level key goes before the file's first table
+            ".kimi-code/tui.toml": f'theme = "{theme}"\n\n{TUI}' if theme else TUI,
+        }
+        if options.get("seed_trust", True):
             root = str(dirs.proj.resolve())
             record = {"root": root, "trustedAt": 1796535933695}
-            (trust / trust_key(root)).write_text(json.dumps(record))
-        env = self.env(dirs)
-        env["PATH"] = f"{node_bin_dir()}:{env['PATH']}"
-        argv = [str(self.binary())]
-        if scenario.options.get("plan"):
-            argv.append("--plan")
-        return argv, env
+            files[f".kimi-code/workspace-trust/{trust_key(root)}"] = json.dumps(record)
+        return files
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
+        return {"PATH": f"{node_bin_dir()}:{BASE_ENV['PATH']}"}

@@ -7,9 +7,9 @@ The tool sets are data (`TOOL_SETS`), one per way the lab records a dialog:
 - `lab` (the default; Codex's `config.toml`): `lab_note` writes a line into `notes.txt` in the
   working directory (annotated as destructive, so agents that ask before non-read-only tools
   ask), `lab_lookup` only reads (annotated read-only).
-- `deploy` (Claude Code's `mcp` and `mcp_project` scenarios, started as mcp_lab_server.py):
-  `deploy` answers that a pretend deployment of the named target finished, `lookup` echoes a
-  key. Nothing is run, nothing leaves the process.
+- `deploy` (Claude Code's `mcp` and `mcp_project` scenarios, `--tools deploy`): `deploy`
+  answers that a pretend deployment of the named target finished, `lookup` echoes a key.
+  Nothing is run, nothing leaves the process.
 """
 
 from __future__ import annotations

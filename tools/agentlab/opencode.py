@@ -4,17 +4,15 @@ and reuses everything here but its names."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, Sleep, Type
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, lab_home, package_version
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect, ToolShape
 from tools.agentlab.dress import Dress
 from tools.agentlab.script import Text, Tool, Turn
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The footer under the input box: `⬝⬝⬝■■■■  esc interrupt` while a turn runs (diamonds
 # `⬥◆⬩·` in another spinner style, `[⋯]` with animations off; `esc again to interrupt` after one
@@ -98,22 +96,39 @@ def _esc_esc(s: Shapes) -> list[Action]:
     ]
 
 
+STANDARD = Standard(
+    dialog=PERMISSION,
+    what="command permission prompt",
+    first_option="Allow once (the option selected when the prompt opens)",
+    bash="command permission prompt (Allow once / always / Reject)",
+    approved="command permission prompt approved with Enter (Allow once)",
+    reject=None,  # Esc and Reject below: Kilo asks for a message first
+    esc=False,
+    startup="launch; home screen with the input box",
+    text="a slowly streamed text answer",
+    interrupt_keys=(),  # Esc Esc below
+    edit_write="read, then an edit permission prompt and a write (new file) prompt, both approved",
+    edit="edit permission prompt (diff of app.py)",
+    write="write permission prompt (NOTES.md)",
+    edit_approve=Keys(("Enter",), "Allow once"),
+    between=WORKING,
+    between_note="edit approved; agent working",
+    edit_after="write approved; agent working",
+    question=QUESTION,
+    question_desc="the question tool: a question with numbered options, answered with 1",
+    question_note="question dialog with numbered options",
+    question_answer=Keys(("1",), "pick option 1"),
+    long_output="a long answer that scrolls the transcript",
+)
+
+
 def scenarios(
     s: Shapes, plan_agent: str, message_stage: bool, plan_pick: tuple[str, str]
 ) -> list[Scenario]:
     bash_prompt = s.blocked(PERMISSION, "command permission prompt (Allow once / always / Reject)")
     allow = Keys(("Enter",), "Allow once")
     return [
-        s.startup("launch; home screen with the input box"),
-        s.text("a slowly streamed text answer"),
-        s.dialog_turn(
-            "bash_yes",
-            "command permission prompt approved with Enter (Allow once)",
-            st.P_BASH,
-            bash_prompt,
-            Keys(("Enter",), "Allow once (the option selected when the prompt opens)"),
-            s.working("approved; command running"),
-        ),
+        *s.standard(STANDARD),
         s.sc(
             "bash_esc",
             "command permission prompt rejected with Esc",
@@ -168,19 +183,6 @@ def scenarios(
             Expect(None, Cue(r"Terminals began"), "answer streaming", timeout=TURN, settle=1.5),
             _esc_esc(s),
         ),
-        s.edit_write(
-            "read, then an edit permission prompt and a write (new file) prompt, both approved",
-            edit=s.blocked(PERMISSION, "edit permission prompt (diff of app.py)"),
-            approve=allow,
-            between=s.working("edit approved; agent working"),
-            write=s.blocked(PERMISSION, "write permission prompt (NOTES.md)"),
-            after=s.working("write approved; agent working"),
-        ),
-        s.question(
-            "the question tool: a question with numbered options, answered with 1",
-            s.blocked(QUESTION, "question dialog with numbered options"),
-            Keys(("1",), "pick option 1"),
-        ),
         s.dialog_turn(
             "plan",
             "plan agent: after plan_exit the agent asks whether to implement; answered",
@@ -190,9 +192,6 @@ def scenarios(
             s.working("plan approved; agent working"),
             agent=plan_agent,
             plan_mode=True,
-        ),
-        *s.answers(
-            "reasoning streamed before the answer", "a long answer that scrolls the transcript"
         ),
         s.sc(
             "mini_bash_yes",
@@ -239,12 +238,10 @@ def scenarios(
 class OpenCode(AgentSpec):
     name = "opencode"
     folder = "opencode"
-    # How the program is installed and named: the npm prefix under the lab home, the program
-    # under node_modules/.bin, the package holding its version, its config folder under
+    # How the program is installed and named: its package and command, its config folder under
     # XDG_CONFIG_HOME and config file, the prefix of its environment switches.
-    prefix = "npm-opencode"
-    program = "opencode"
-    package = "opencode-ai"
+    npm_package = "opencode-ai"
+    npm_command = "opencode"
     config_dir = "opencode"
     config_file = "opencode.json"
     env_prefix = "OPENCODE_"
@@ -266,26 +263,19 @@ class OpenCode(AgentSpec):
         )
     }
 
-    def binary(self) -> Path:
-        return lab_home() / self.prefix / "node_modules" / ".bin" / self.program
-
-    def read_version(self) -> str:
-        return package_version(
-            lab_home() / self.prefix / "node_modules" / self.package / "package.json"
-        )
-
     def build(self, s: Shapes) -> list[Scenario]:
         return scenarios(s, self.plan_agent, self.reject_message, self.plan_pick)
 
+    option_args: ClassVar[dict[str, tuple[str, ...]]] = {
+        "agent": ("--agent", "{}"),
+        "mini": ("--mini",),
+    }
+
     def extra_env(self) -> dict[str, str]:
+        """Switches of the fork's own."""
         return {}
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        config_home = dirs.home / ".config"
-        conf = config_home / self.config_dir
-        conf.mkdir(parents=True)
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         config = {
             "provider": {
                 "fake": {
@@ -301,34 +291,26 @@ class OpenCode(AgentSpec):
             "share": "disabled",
             "permission": {"bash": "ask", "edit": "ask"},
         }
-        (conf / self.config_file).write_text(json.dumps(config, indent=1))
-        p = self.env_prefix
-        env = self.env(
-            dirs,
-            XDG_CONFIG_HOME=str(config_home),
-            XDG_DATA_HOME=str(dirs.home / ".local" / "share"),
-            XDG_CACHE_HOME=str(dirs.home / ".cache"),
-            XDG_STATE_HOME=str(dirs.home / ".local" / "state"),
-            **{
-                p + "DISABLE_AUTOUPDATE": "1",
-                p + "DISABLE_MODELS_FETCH": "1",
-                p + "DISABLE_LSP_DOWNLOAD": "1",
-                p + "DISABLE_SHARE": "1",
-            },
-            **self.extra_env(),
-        )
-        mode = scenario.options.get("theme_mode")
+        files: Files = {f".config/{self.config_dir}/{self.config_file}": config}
+        mode = options.get("theme_mode")
         if mode:
-            state = dirs.home / ".local" / "state" / self.config_dir
-            state.mkdir(parents=True, exist_ok=True)
-            (state / "kv.json").write_text(json.dumps({"theme_mode_lock": mode}))
-        if scenario.options.get("plan_mode"):
+            files[f".local/state/{self.config_dir}/kv.json"] = {"theme_mode_lock": mode}
+        return files
+
+    def more_env(self, dirs: RunDirs, url: str, options: Options) -> dict[str, str]:
+        p = self.env_prefix
+        env = {
+            "XDG_CONFIG_HOME": str(dirs.home / ".config"),
+            "XDG_DATA_HOME": str(dirs.home / ".local" / "share"),
+            "XDG_CACHE_HOME": str(dirs.home / ".cache"),
+            "XDG_STATE_HOME": str(dirs.home / ".local" / "state"),
+            p + "DISABLE_AUTOUPDATE": "1",
+            p + "DISABLE_MODELS_FETCH": "1",
+            p + "DISABLE_LSP_DOWNLOAD": "1",
+            p + "DISABLE_SHARE": "1",
+            **self.extra_env(),
+        }
+        if options.get("plan_mode"):
             # plan_exit is offered to the plan agent only with the experimental plan mode.
             env[p + "EXPERIMENTAL_PLAN_MODE"] = "1"
-        argv = [str(self.binary())]
-        agent = scenario.options.get("agent")
-        if agent:
-            argv += ["--agent", str(agent)]
-        if scenario.options.get("mini"):
-            argv.append("--mini")
-        return argv, env
+        return env

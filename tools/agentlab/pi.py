@@ -13,20 +13,12 @@ from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Type
-from tools.agentlab.base import (
-    AgentSpec,
-    RunDirs,
-    Scenario,
-    npm_bin,
-    npm_prefix,
-    package_version,
-)
-from tools.agentlab.dress import Dress
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
+from tools.agentlab.dress import Dress, by_name
 from tools.agentlab.script import Pause, Text, Tool, Turn
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 EXTENSION = Path(__file__).with_name("pi_lab_extension.ts")
-PACKAGE = "@mariozechner/pi-coding-agent"
 
 # The loader row above the input box: a braille spinner and its words.
 LOADER = r"(?m)^ [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \S"
@@ -79,29 +71,22 @@ class Pi(AgentSpec):
     # Its own settings (`record --dress`, docs/settings.md "UI & Display"): the built-in light
     # theme, and the start-up header hidden (`quietStartup`). Pi has no screen-reader or
     # reduced-motion setting.
-    dresses: ClassVar[dict[str, Dress]] = {
-        d.name: d
-        for d in (
-            Dress("light", 'theme "light" (built-in)', options={"pi_settings": {"theme": "light"}}),
-            Dress(
-                "quiet",
-                "quietStartup: no start-up header",
-                options={"pi_settings": {"quietStartup": True}},
-            ),
-        )
+    dresses: ClassVar[dict[str, Dress]] = by_name(
+        Dress("light", 'theme "light" (built-in)', options={"pi_settings": {"theme": "light"}}),
+        Dress(
+            "quiet",
+            "quietStartup: no start-up header",
+            options={"pi_settings": {"quietStartup": True}},
+        ),
+    )
+    npm_package = "@mariozechner/pi-coding-agent"
+    launch_env: ClassVar[dict[str, str]] = {
+        "PI_OFFLINE": "1",
+        "PI_SKIP_VERSION_CHECK": "1",
+        "PI_TELEMETRY": "0",
     }
 
-    def binary(self) -> Path:
-        return npm_bin("pi", "pi")
-
-    def read_version(self) -> str:
-        return package_version(npm_prefix("pi") / "node_modules" / PACKAGE / "package.json")
-
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        agent = dirs.home / ".pi" / "agent"
-        (agent / "extensions").mkdir(parents=True)
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         models = {
             "providers": {
                 "fake": {
@@ -113,7 +98,6 @@ class Pi(AgentSpec):
                 }
             }
         }
-        (agent / "models.json").write_text(json.dumps(models, indent=1))
         settings = {
             "defaultProvider": "fake",
             "defaultModel": "fake-model",
@@ -121,53 +105,46 @@ class Pi(AgentSpec):
             # the "What's new" notes of a first start after an update
             "lastChangelogVersion": self.version(),
         }
-        settings.update(scenario.options.get("pi_settings", {}))  # type: ignore[call-overload]
-        (agent / "settings.json").write_text(json.dumps(settings, indent=1))
-        (agent / "extensions" / "lab-gate.ts").write_text(EXTENSION.read_text())
-        argv = [str(self.binary())]
-        if scenario.options.get("gone_session"):
-            argv += ["--session", str(self._gone_session(dirs))]
-        env = self.env(dirs, PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1", PI_TELEMETRY="0")
-        return argv, env
-
-    @staticmethod
-    def _gone_session(dirs: RunDirs) -> Path:
-        """A session file whose folder no longer exists (a project moved or deleted)."""
-        path = dirs.root / "old-session.jsonl"
-        header = {
-            "type": "session",
-            "version": 3,
-            "id": "01a2323f-509d-711e-8748-00000000a1ab",
-            "timestamp": "2026-11-30T10:00:00.000Z",
-            "cwd": str(dirs.root / GONE),
+        settings.update(options.get("pi_settings", {}))  # type: ignore[call-overload]
+        files: Files = {
+            ".pi/agent/models.json": models,
+            ".pi/agent/settings.json": settings,
+            ".pi/agent/extensions/lab-gate.ts": EXTENSION.read_text(),
         }
-        message = {
-            "type": "message",
-            "id": "a1ab0001",
-            "parentId": None,
-            "timestamp": "2026-11-30T10:00:01.000Z",
-            "message": {
-                "role": "user",
-                "content": [{"type": "text", "text": st.P_TEXT}],
-                "timestamp": 1796000000000,
-            },
-        }
-        path.write_text(json.dumps(header) + "\n" + json.dumps(message) + "\n")
-        return path
+        if options.get("gone_session"):
+            files[str(gone_session(dirs))] = _gone_session(dirs)
+        return files
 
-    def build(self, s: Shapes) -> list[Scenario]:
-        running = s.working("approved; command running")
+    def more_args(self, dirs: RunDirs, options: Options) -> list[str]:
+        return ["--session", str(gone_session(dirs))] if options.get("gone_session") else []
+
+    standard = Standard(
+        dialog=RUN_ASK,
+        what="the gate's command select",
+        first_option="Yes",
+        bash="an extension's select before the command",
+        approved="the gate's command select approved (Yes)",
+        reject=down(3, "choose No"),
+        startup="launch; input box ready (the lab's gate extension loaded)",
+        slow=Expect("working", RUNNING, "the command runs (Elapsed)", settle=1.5),
+        interrupt_keys=("Escape",),
+        edit_write="the edit confirmed (ctx.ui.confirm), then the new file allowed (ctx.ui.select)",
+        edit_dialog=EDIT_ASK,
+        edit="an extension's confirm before the edit",
+        write_dialog=CREATE_ASK,
+        write="an extension's select before the new file",
+        between=WORKING,
+        question=QUESTION,
+        question_desc="the model asks through an extension's question tool (ctx.ui.custom)",
+        question_note="an extension's own question component",
+        question_answer=Keys(("Down", "Enter"), "choose SQLite"),
+        question_after="answered; the model goes on",
+        thinking="thinking streamed before the answer",
+        draft=DRAFT_IDLE,
+    )
+
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
         return [
-            s.startup("launch; input box ready (the lab's gate extension loaded)"),
-            s.text(),
-            *s.approvals(
-                what="the gate's command select",
-                approved="the gate's command select approved (Yes)",
-                dialog=s.blocked(RUN_ASK, "an extension's select before the command"),
-                first_option="Yes",
-                working=running,
-                reject=down(3, "choose No"),
-            ),
             s.dialog_turn(
                 "bash_why",
                 "command refused with a reason typed into the gate's text field (ctx.ui.input)",
@@ -180,49 +157,25 @@ class Pi(AgentSpec):
                     Keys(("Enter",), "submit the reason"),
                 ],
             ),
-            s.bash_interrupt(
-                s.blocked(RUN_ASK, "an extension's select before the command"),
-                Keys(("Enter",), "Yes"),
-                Expect("working", RUNNING, "the command runs (Elapsed)", settle=1.5),
-            ),
-            s.sc(
-                "interrupt_esc",
-                "long streamed answer interrupted with Esc",
-                s.start(),
-                s.ask(st.P_ESSAY),
-                Expect(None, Cue("Terminals began"), "answer streaming", settle=1.5),
-                Keys(("Escape",), "interrupt with Esc"),
-                s.back("interrupted; back at the input box"),
-            ),
-            s.sc(
-                "interrupt_ctrlc",
+            s.ctrlc_goes_on(
                 "Ctrl-C while the answer streams only clears the input box (a draft typed "
                 "meanwhile): still working; Esc then interrupts",
-                s.start(),
-                s.ask(st.P_ESSAY),
-                Expect(None, Cue("Terminals began"), "answer streaming", settle=1.0),
-                Type(STEER, "a draft typed while it works"),
-                Expect(
-                    "working",
-                    Cue(LOADER + "(?s:.*)" + STEER, absent=HINTS),
-                    "a draft in the input box while it works",
-                ),
-                Keys(("C-c",), "Ctrl-C"),
+                [
+                    Expect(None, Cue("Terminals began"), "answer streaming", settle=1.0),
+                    Type(STEER, "a draft typed while it works"),
+                    Expect(
+                        "working",
+                        Cue(LOADER + "(?s:.*)" + STEER, absent=HINTS),
+                        "a draft in the input box while it works",
+                    ),
+                ],
+                "Ctrl-C",
                 Expect(
                     "working",
                     Cue(LOADER, absent=STEER + "|" + HINTS),
                     "Ctrl-C cleared the draft; the answer streams on",
                     settle=2.0,
                 ),
-                Keys(("Escape",), "interrupt with Esc"),
-                s.back("interrupted; back at the input box"),
-            ),
-            s.edit_write(
-                "the edit confirmed (ctx.ui.confirm), then the new file allowed (ctx.ui.select)",
-                s.blocked(EDIT_ASK, "an extension's confirm before the edit"),
-                Keys(("Enter",), "Yes"),
-                s.working("edit approved"),
-                s.blocked(CREATE_ASK, "an extension's select before the new file"),
             ),
             s.dialog_turn(
                 "write_editor",
@@ -235,17 +188,6 @@ class Pi(AgentSpec):
                     Keys(("Enter",), "submit the content as it is"),
                 ],
             ),
-            s.question(
-                "the model asks through an extension's question tool (ctx.ui.custom)",
-                s.blocked(QUESTION, "an extension's own question component"),
-                Keys(("Down", "Enter"), "choose SQLite"),
-                s.working("answered; the model goes on"),
-            ),
-            *s.answers(
-                "thinking streamed before the answer",
-                "a long answer that scrolls",
-            ),
-            s.draft(DRAFT_IDLE),
             s.startup_dialog(
                 "session_cwd",
                 "Pi's own question: the resumed session's folder is gone",
@@ -253,3 +195,31 @@ class Pi(AgentSpec):
                 gone_session=True,
             ),
         ]
+
+
+def gone_session(dirs: RunDirs) -> Path:
+    """Where the session of `session_cwd` is kept: in the run directory."""
+    return dirs.root / "old-session.jsonl"
+
+
+def _gone_session(dirs: RunDirs) -> str:
+    """A session file whose folder no longer exists (a project moved or deleted)."""
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "01a2323f-509d-711e-8748-00000000a1ab",
+        "timestamp": "2026-11-30T10:00:00.000Z",
+        "cwd": str(dirs.root / GONE),
+    }
+    message = {
+        "type": "message",
+        "id": "a1ab0001",
+        "parentId": None,
+        "timestamp": "2026-11-30T10:00:01.000Z",
+        "message": {
+            "role": "user",
+            "content": [{"type": "text", "text": st.P_TEXT}],
+            "timestamp": 1796000000000,
+        },
+    }
+    return json.dumps(header) + "\n" + json.dumps(message) + "\n"

@@ -7,7 +7,7 @@ from typing import ClassVar
 from osf_tmux.agents.hooks import hooks_table
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, cat_hook
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, cat_hook
 from tools.agentlab.dress import Dress
 from tools.agentlab.gemini_family import (
     NO_REPORTS,
@@ -15,7 +15,6 @@ from tools.agentlab.gemini_family import (
     security,
     ui_block,
     ui_dresses,
-    write_settings,
 )
 from tools.agentlab.shapes import Standard
 
@@ -60,11 +59,15 @@ class Qwen(AgentSpec):
     releases = True  # QWEN_VERSIONS: npm-qwen-<VER>/
     npm_package = "@qwen-code/qwen-code"
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
+    launch_env: ClassVar[dict[str, str]] = {
+        "OPENAI_API_KEY": "sk-fake",
+        "OPENAI_BASE_URL": "{url}/v1",
+        "OPENAI_MODEL": "fake-model",
+    }
+
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         settings: dict[str, object] = {
-            **security("openai", scenario),
+            **security("openai", options),
             "model": {"name": "fake-model"},
             # 0.2x starts in "auto" (a model call judges each tool call; no dialog for most):
             # the scenarios are about the dialogs, so tools ask as 0.15 did by default.
@@ -76,15 +79,8 @@ class Qwen(AgentSpec):
             **NO_REPORTS,
             "ide": {"enabled": False, "hasSeenNudge": True},
             "$version": 4,
-            **ui_block(scenario),
+            **ui_block(options),
         }
-        if scenario.options.get("hooks"):
+        if options.get("hooks"):
             settings["hooks"] = hooks_table("qwen", command=cat_hook(dirs.root / "hooks.jsonl"))
-        write_settings(dirs, ".qwen", settings)
-        env = self.env(
-            dirs,
-            OPENAI_API_KEY="sk-fake",
-            OPENAI_BASE_URL=f"{url}/v1",
-            OPENAI_MODEL="fake-model",
-        )
-        return [str(self.binary())], env
+        return {".qwen/settings.json": settings}

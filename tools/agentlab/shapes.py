@@ -27,6 +27,7 @@ class Scenario:
 
 STREAMING = Cue(r"Terminals began")  # the essay the interrupt scenarios stop midway
 NO_OPTION = PickOption(r"No\b", "choose the No option")  # the digit read off the screen
+FIRST_CHOICE = Keys(("Enter",), "choose the first option")
 
 
 @dataclass(frozen=True)
@@ -62,10 +63,11 @@ class Standard:
     things. An adapter that sets `standard` plays them (`Shapes.standard`) without a `build` of
     its own: start-up, a text turn, the command approved, rejected with Esc and with No, the
     essay interrupted with Esc and Ctrl-C, the edit and the new file approved, the long,
-    thinking and ask-back answers, a draft; a trust dialog at start-up and the hooks' payloads
-    when it has them."""
+    thinking and ask-back answers; a draft, a question with options, plan mode, a command
+    interrupted while it runs, a trust dialog at start-up and the hooks' payloads when it has
+    them."""
 
-    dialog: Cue  # the approval dialog (the command's, the edit's, the new file's)
+    dialog: Cue  # the approval dialog (the command's; the edit's and the new file's by default)
     what: str  # what the dialog is called in the notes: "shell confirmation"
     first_option: str  # the note on Enter, which chooses the first option: "1. Allow once"
     bash: str  # the note on the command's dialog
@@ -75,10 +77,45 @@ class Standard:
     approved: str | None = None  # bash_yes's description; None: "<what> approved (<first>)"
     reject: Action | None = NO_OPTION  # how No is chosen; None: the dialog has no No
     draft: Cue | None = None  # the input box showing the draft (None: no draft scenario)
+    draft_place: str | None = None  # where the draft is typed, if not `Ui.place`
     startup: str = "launch; input box ready"  # the start-up scenario's description
+    text: str = "a streamed text answer"  # the text scenario's
     thinking: str = "reasoning streamed before the answer"  # the thinking scenario's
+    long_output: str = "a long answer that scrolls"  # the long_output scenario's
     trust: Cue | None = None  # a trust dialog at start-up (unless option seed_trust)
+    trust_what: str = "folder trust dialog"
     hooks: bool = False  # hooks_bash: the adapter's launch writes osf-tmux's hooks
+    hooks_approved: str | None = None  # hooks_bash's description; None: "<what> approved"
+    # How a dialog is approved (None: Enter on the first option) and what the notes say after.
+    approve: Action | None = None
+    edit_approve: Action | None = None  # the edit's and the new file's, if not `approve`
+    running: str = "approved; command running"
+    esc: bool = True  # Esc rejects the command's dialog (bash_esc)
+    # The edit's and the new file's dialogs where they are not `dialog`, and whether edits ask
+    # at all (else edit_write is one plain turn); what shows between the two dialogs (None: the
+    # working cue with the dialog gone).
+    edit_dialog: Cue | None = None
+    write_dialog: Cue | None = None
+    edits_ask: bool = True
+    between: Cue | Expect | None = None  # an Expect: the whole step, its state and note
+    between_note: str = "edit approved"
+    edit_after: str | None = None  # the working note after the new file's approval, if any
+    edit_options: tuple[tuple[str, object], ...] = ()  # edit_write's scenario options
+    # The interrupts: their keys, and what is waited for before the key (None: the essay's
+    # first words on screen).
+    interrupt_keys: tuple[str, ...] = ("Escape", "C-c")
+    streaming: Expect | None = None
+    # bash_interrupt: the slow command (the agent's `turns` hold st.slow_turn()) approved, this
+    # seen, then Esc. None: no such scenario.
+    slow: Expect | None = None
+    # The model's question with options (st.P_QUESTION): its dialog, the note on it, the key
+    # that answers and its note, what follows (None: nothing before the end of the turn).
+    question: Cue | None = None
+    question_desc: str = "a question with options, first option chosen"
+    question_note: str = "Which database should the app use? with its options"
+    question_answer: Action = FIRST_CHOICE
+    question_after: str | None = "answered; agent working"
+    plan_idle: Cue | None = None  # plan_mode: started with --plan, this its idle screen
 
 
 class Shapes:
@@ -134,39 +171,65 @@ class Shapes:
     def standard(self, std: Standard) -> list[Scenario]:
         """The standard scenarios (see `Standard`), in the order `record --scenario all` plays
         them."""
-        approve = Keys(("Enter",), std.first_option)
+        approve = std.approve or Keys(("Enter",), std.first_option)
         dialog = self.blocked(std.dialog, std.bash)
-        between = dataclasses.replace(self.ui.working, absent=std.dialog.pattern)
+        running = self.working(std.running)
+        edit_dialog = std.edit_dialog or std.dialog
+        between = std.between or dataclasses.replace(self.ui.working, absent=std.dialog.pattern)
+        if not isinstance(between, Expect):
+            between = self.working(std.between_note, between)
         out = [
             self.startup(std.startup),
-            self.text(),
+            self.text(std.text),
             *self.approvals(
                 what=std.what,
                 approved=std.approved or f"{std.what} approved ({std.first_option})",
                 dialog=dialog,
                 first_option=std.first_option,
-                reject=std.reject,
-            ),
-            *self.interrupts(),
-            self.edit_write(
-                std.edit_write,
-                edit=self.blocked(std.dialog, std.edit),
+                working=running,
                 approve=approve,
-                between=self.working("edit approved", between),
-                write=self.blocked(std.dialog, std.write),
+                reject=std.reject,
+                esc=std.esc,
             ),
-            *self.answers(std.thinking),
         ]
-        if std.draft is not None:
-            out.append(self.draft(std.draft))
-        if std.trust is not None:
+        if std.slow is not None:
+            out.append(self.bash_interrupt(dialog, approve, std.slow))
+        out += self.interrupts(std.streaming, keys=std.interrupt_keys)
+        if std.edits_ask:
+            edit_write = self.edit_write(
+                std.edit_write,
+                edit=self.blocked(edit_dialog, std.edit),
+                approve=std.edit_approve or approve,
+                between=between,
+                write=self.blocked(std.write_dialog or edit_dialog, std.write),
+                after=None if std.edit_after is None else self.working(std.edit_after),
+            )
+        else:
+            edit_write = self.plain("edit_write", std.edit_write, st.P_EDIT)
+        out.append(dataclasses.replace(edit_write, options=dict(std.edit_options)))
+        out += self.answers(std.thinking, std.long_output)
+        if std.question is not None:
+            after = [] if std.question_after is None else self.working(std.question_after)
             out.append(
-                self.startup_dialog(
-                    "trust_dialog", "folder trust dialog", std.trust, seed_trust=False
+                self.question(
+                    std.question_desc,
+                    self.blocked(std.question, std.question_note),
+                    std.question_answer,
+                    after,
                 )
             )
+        if std.draft is not None:
+            place = std.draft_place or self.ui.place
+            out.append(self.draft(std.draft, f"into the {place}", f"in the {place}"))
+        if std.plan_idle is not None:
+            out.append(self.plan_mode(std.plan_idle))
+        if std.trust is not None:
+            out.append(
+                self.startup_dialog("trust_dialog", std.trust_what, std.trust, seed_trust=False)
+            )
         if std.hooks:
-            out.append(self.hooks_bash(f"{std.what} approved", dialog, approve))
+            approved = std.hooks_approved or f"{std.what} approved"
+            out.append(self.hooks_bash(approved, dialog, approve, running))
         return out
 
     def startup(self, desc: str) -> Scenario:
@@ -204,6 +267,27 @@ class Shapes:
             **options,
         )
 
+    def bash_turn(
+        self,
+        name: str,
+        desc: str,
+        dialog: Expect,
+        approve: Action,
+        working: Expect | None = None,
+        **options: object,
+    ) -> Scenario:
+        """The command (st.P_BASH) asks; `approve` answers; `working` (by default the working
+        cue) follows; the turn ends."""
+        return self.dialog_turn(
+            name,
+            desc,
+            st.P_BASH,
+            dialog,
+            approve,
+            working or self.working("approved; command running"),
+            **options,
+        )
+
     def question(
         self, desc: str, dialog: Expect, answer: Action, after: Steps | None = None
     ) -> Scenario:
@@ -235,13 +319,8 @@ class Shapes:
         rejected by choosing No (`reject`; None = the dialog has no such choice): bash_yes,
         bash_esc, bash_no. `what` the dialog is called."""
         out = [
-            self.dialog_turn(
-                "bash_yes",
-                approved,
-                st.P_BASH,
-                dialog,
-                approve or Keys(("Enter",), first_option),
-                working or self.working("approved; command running"),
+            self.bash_turn(
+                "bash_yes", approved, dialog, approve or Keys(("Enter",), first_option), working
             )
         ]
         rejections = (
@@ -289,6 +368,28 @@ class Shapes:
             )
         return out
 
+    def ctrlc_goes_on(
+        self, desc: str, streaming: Steps, ctrlc: str, still: Expect, end: Steps | None = None
+    ) -> Scenario:
+        """interrupt_ctrlc where Ctrl-C does not stop the turn (it warns, or clears the input
+        box): `streaming` before the key, `ctrlc` its note, `still` the screen after it; `end`
+        (by default Esc, then idle) closes the turn."""
+        if end is None:
+            end = [
+                Keys(("Escape",), "interrupt with Esc"),
+                self.back(f"interrupted; back at the {self.ui.place}"),
+            ]
+        return self.sc(
+            "interrupt_ctrlc",
+            desc,
+            self.start(),
+            self.ask(st.P_ESSAY),
+            streaming,
+            Keys(("C-c",), ctrlc),
+            still,
+            end,
+        )
+
     def bash_interrupt(
         self,
         dialog: Expect,
@@ -311,21 +412,31 @@ class Shapes:
         )
 
     def hooks_bash(
-        self, approved: str, dialog: Expect, approve: Action, working: Expect | None = None
+        self,
+        approved: str,
+        dialog: Expect,
+        approve: Action,
+        working: Expect | None = None,
+        *,
+        name: str = "hooks_bash",
+        desc: str | None = None,
+        hooks: object = True,
     ) -> Scenario:
         """bash_yes with osf-tmux's hook table installed (scenario option `hooks`: `launch`
         writes it, each hook logging its payload to hooks.jsonl in the run directory, kept with
         `--keep`): which events fire, in which order. `approved` says how the dialog was
-        answered."""
-        return self.dialog_turn(
-            "hooks_bash",
-            f"{approved}, osf-tmux's hooks logging their payloads",
-            st.P_BASH,
-            dialog,
-            approve,
-            working or self.working("approved; command running"),
-            hooks=True,
-        )
+        answered; `desc` replaces the description, `hooks` the option's value (where the
+        adapter has more than one way to install them)."""
+        desc = desc or f"{approved}, osf-tmux's hooks logging their payloads"
+        return self.bash_turn(name, desc, dialog, approve, working, hooks=hooks)
+
+    def mode_cycle(self, name: str, desc: str, modes: list[tuple[str, Cue, str]]) -> Scenario:
+        """Shift+Tab pressed once per mode, each (`key_note`, the idle screen of that mode, its
+        note) idle in turn."""
+        steps: list[Action] = []
+        for key_note, cue, note in modes:
+            steps += [Keys(("BTab",), key_note), Expect("idle", cue, note, settle=1.0)]
+        return self.sc(name, desc, self.start(), steps)
 
     def plan_mode(self, cue: Cue, flag: str = "--plan") -> Scenario:
         """Started in plan mode (scenario option `plan`: `launch` adds `flag`); a text turn.
@@ -384,10 +495,11 @@ class Shapes:
             ),
         ]
 
-    def draft(
-        self, cue: Cue, into: str = "into the input box", at: str = "in the input box"
-    ) -> Scenario:
-        """Prompt phrases typed, never sent: still idle. `cue` must see the draft itself."""
+    def draft(self, cue: Cue, into: str | None = None, at: str | None = None) -> Scenario:
+        """Prompt phrases typed, never sent: still idle. `cue` must see the draft itself;
+        `into` and `at` say where (by default the place the user types in, `Ui.place`)."""
+        into = into or f"into the {self.ui.place}"
+        at = at or f"in the {self.ui.place}"
         return self.sc(
             "draft",
             f"prompt phrases typed {into}, never sent (idle)",

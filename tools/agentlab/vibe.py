@@ -4,15 +4,14 @@ Python `vibe-app-server` as its child) against the fake OpenAI chat completions 
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import ClassVar
 
 from osf_tmux.agents.toml_hooks import render
 from osf_tmux.agents.vibe import toml_entries
-from tools.agentlab.actions import Cue, Keys, PickOption
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, cat_hook, lab_home, venv_bin
+from tools.agentlab.actions import Cue, PickOption
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario, cat_hook
 from tools.agentlab.dress import Dress
-from tools.agentlab.shapes import Shapes, Ui
+from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The row above the input box while a turn runs: "⠇  Generating… (1s Esc/Ctrl+C to interrupt)";
 # before the app server is up: "⣠ Initializing… (Ctrl+C to cancel last queued message)".
@@ -65,76 +64,45 @@ class Vibe(AgentSpec):
     dresses: ClassVar[dict[str, Dress]] = {
         "light": Dress("light", 'theme = "ansi-light"', options={"theme": "ansi-light"}),
     }
+    pypi_dist = "mistral_vibe"
+    launch_env: ClassVar[dict[str, str]] = {"FAKE_API_KEY": "sk-fake"}
+    option_args: ClassVar[dict[str, tuple[str, ...]]] = {"agent": ("--agent", "{}")}
 
-    def binary(self) -> Path:
-        return venv_bin("vibe", "vibe")
+    standard = Standard(
+        dialog=APPROVAL,
+        what="permission box",
+        first_option="1. Allow once",
+        bash="Permission for the bash tool: 1. Allow once ... 4. Deny",
+        reject=PickOption(r"Deny\b", "choose 4. Deny"),
+        # The default agent (accept-edits) writes files without asking: `ask` asks.
+        edit_write="edit permission, then new-file permission, both approved (agent `ask`)",
+        edit="Permission for the edit tool",
+        write="Permission for the write_file tool",
+        between=WORKING,
+        edit_options=(("agent", "ask"),),
+        question=QUESTION,
+        question_desc="ask_user_question: a question with options, first option chosen",
+        draft=DRAFT_IDLE,
+        hooks=True,
+    )
 
-    def read_version(self) -> str:
-        found = sorted(
-            (lab_home() / "vibe-venv").glob("lib/*/site-packages/mistral_vibe-*.dist-info")
-        )
-        return found[-1].name.removesuffix(".dist-info").split("-")[1] if found else "unknown"
-
-    def build(self, s: Shapes) -> list[Scenario]:
-        approve = Keys(("Enter",), "1. Allow once")
+    def own_scenarios(self, s: Shapes) -> list[Scenario]:
         trust = s.startup_dialog(
             "trust_dialog", "folder trust dialog (an AGENTS.md in the project)", TRUST
         )
         return [
-            s.startup("launch; input box ready"),
-            s.text(),
-            *s.approvals(
-                what="permission box",
-                approved="permission box approved (1. Allow once)",
-                dialog=s.blocked(
-                    APPROVAL, "Permission for the bash tool: 1. Allow once ... 4. Deny"
-                ),
-                first_option="1. Allow once",
-                reject=PickOption(r"Deny\b", "choose 4. Deny"),
-            ),
-            *s.interrupts(),
-            # The default agent (accept-edits) writes files without asking: `ask` asks.
-            dataclasses.replace(
-                s.edit_write(
-                    "edit permission, then new-file permission, both approved (agent `ask`)",
-                    edit=s.blocked(APPROVAL, "Permission for the edit tool"),
-                    approve=approve,
-                    between=s.working("edit approved", WORKING),
-                    write=s.blocked(APPROVAL, "Permission for the write_file tool"),
-                ),
-                options={"agent": "ask"},
-            ),
-            s.question(
-                "ask_user_question: a question with options, first option chosen",
-                s.blocked(QUESTION, "Which database should the app use? with its options"),
-                Keys(("Enter",), "choose the first option"),
-            ),
-            *s.answers(),
-            s.draft(DRAFT_IDLE),
             dataclasses.replace(
                 trust, files={**trust.files, "AGENTS.md": "# Agents\n\nKeep answers short.\n"}
-            ),
-            s.hooks_bash(
-                "permission box approved",
-                s.blocked(APPROVAL, "Permission for the bash tool: 1. Allow once ... 4. Deny"),
-                approve,
-            ),
+            )
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        vibe = dirs.home / ".vibe"
-        vibe.mkdir()
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         config = CONFIG.format(url=url)
-        if theme := scenario.options.get("theme"):
+        if theme := options.get("theme"):
             # a top-level key goes before the file's first table
             config = f'theme = "{theme}"\n' + config
-        (vibe / "config.toml").write_text(config)
-        if scenario.options.get("hooks"):
+        files: Files = {".vibe/config.toml": config}
+        if options.get("hooks"):
             entries = toml_entries(cat_hook(dirs.root / "hooks.jsonl"))
-            (vibe / "hooks.toml").write_text(render(entries).lstrip("\n"))
-        argv = [str(self.binary())]
-        if agent := scenario.options.get("agent"):
-            argv += ["--agent", str(agent)]
-        return argv, self.env(dirs, FAKE_API_KEY="sk-fake")
+            files[".vibe/hooks.toml"] = render(entries).lstrip("\n")
+        return files
