@@ -51,7 +51,10 @@ class DaemonProcess:
     def cli_command(self) -> list[str]:
         return [sys.executable, "-m", "osf_tmux"]
 
-    def start(self, timeout: float = 10) -> None:
+    # A daemon starts in ~0.5 s; under a loaded machine's scheduling (helpers saw 10 s run
+    # out at load average 20-27) it may take many times that. Waiting longer costs nothing
+    # when it starts at once.
+    def start(self, timeout: float = 30) -> None:
         with open(self.log, "ab") as err:
             self.proc = subprocess.Popen(
                 [
