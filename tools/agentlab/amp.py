@@ -15,18 +15,22 @@ from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefi
 from tools.agentlab.dialect import Dialect
 from tools.agentlab.shapes import Shapes, Ui
 
-# The input box's bottom edge carries the working directory (and git branch) on its right; while
-# a turn runs its left end names the activity: "╰ ∼ Running Tools ───", "╰ ≈ Connecting ───".
-BOX_BOTTOM = r"╰[─ ][^\n]*─╯"
-ACTIVITY = r"╰ \S [A-Z][a-z]+[^─\n]* ─"
-APPROVAL_HINT = r"Enter select · Esc cancel ─╯"
-IDLE = Cue(r"╰─+[^\n]*─╯\s*$", absent=ACTIVITY + "|" + APPROVAL_HINT, tail=3)
-WORKING = Cue(ACTIVITY, absent=APPROVAL_HINT, tail=3)
-APPROVAL = Cue(r"(?s)╭─ Approval Required ─.*‣ Allow Once.*" + APPROVAL_HINT)
+# The input box is the bottom element: its bottom edge, the last row, carries the working
+# directory (and git branch) on its right; while a turn runs its left end names the activity,
+# "╰ ∼ Running Tools ───", "╰ ≈ Streaming 262 tok ───" (the glyph cycles; at 80 columns the
+# word can show cut short while it is drawn in). A dialog sits above the box, its key hints in
+# its own bottom edge ("╰── ↑/↓/j/k move · Enter select · Esc cancel ─╯"). The cues look at the
+# whole screen: a dialog's edge is more than a few rows above the last.
+LAST = r"[^\n]*─╯\s*\Z"
+ACTIVITY = r"╰ [^\s─] [A-Z]" + LAST
+DIALOG = r"Enter (?:select|submit) · Esc cancel ─╯"
+IDLE = Cue(r"╰─{3}" + LAST, absent=ACTIVITY + "|" + DIALOG)
+WORKING = Cue(ACTIVITY, absent=DIALOG)
+APPROVAL = Cue(r"(?s)╭─ Approval Required ─.*‣ Allow Once.*Enter select · Esc cancel ─╯")
 # "Reject with feedback" opens a text box for the person's reason, which goes to the model.
 FEEDBACK = Cue(r"(?s)╭─ Tell Amp what to do differently ─.*Enter submit · Esc cancel ─╯")
 WELCOME = Cue(r"(?s)Welcome to Amp\s*\n\s*Space to continue")
-DRAFT_IDLE = Cue(r"│ *Do you want to proceed", absent=ACTIVITY)
+DRAFT_IDLE = Cue(r"│ *Do you want to proceed", absent=ACTIVITY + "|" + DIALOG)
 
 
 class Amp(AgentSpec):
