@@ -89,6 +89,24 @@ def test_approval_at_other_sizes(manifest: Manifest, cols: int, rows: int) -> No
     assert state(snap, manifest) == "blocked:approval-dialog"
 
 
+def test_guarded_file_dialog(manifest: Manifest) -> None:
+    rows = [
+        "",
+        "edit_file wants to modify a guarded file:",
+        "  .env",
+        "",
+        "Environment Variable Files",
+        "",
+        "‣ Allow Once",
+        "  Always Allow This Path",
+        "  Reject",
+        "",
+    ]
+    box = dialog(80, "Guarded File Modification", rows, MOVE)
+    snap = screen([*TRANSCRIPT, *box, *input_box(80, "≈ Running To")], 80, 24)
+    assert state(snap, manifest) == "blocked:approval-dialog"
+
+
 @pytest.mark.parametrize("title", ["Approval Required", "Allow Edit", "Confirm MCP Tool"])
 def test_approval_with_other_titles_and_selection(manifest: Manifest, title: str) -> None:
     rows = [r.replace("‣ ", "  ") for r in APPROVAL_ROWS]

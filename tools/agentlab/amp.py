@@ -6,6 +6,7 @@ Amp lets most commands run unasked)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Sleep, Type
 from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
 from tools.agentlab.dialect import Dialect
+from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
 
 # The input box is the bottom element: its bottom edge, the last row, carries the working
@@ -30,6 +32,20 @@ APPROVAL = Cue(r"(?s)╭─ Approval Required ─.*‣ Allow Once.*Enter select 
 # "Reject with feedback" opens a text box for the person's reason, which goes to the model.
 FEEDBACK = Cue(r"(?s)╭─ Tell Amp what to do differently ─.*Enter submit · Esc cancel ─╯")
 WELCOME = Cue(r"(?s)Welcome to Amp\s*\n\s*Space to continue")
+# An edit of a file Amp guards by itself (`.env`, `**/.env.*`, ...; `amp.guardedFiles.allowlist`
+# lets some through): a dialog of the same make as the approval, asked under default settings.
+GUARDED = Cue(r"(?s)╭─ Guarded File Modification ─.*‣ Allow Once.*Enter select · Esc cancel ─╯")
+P_GUARDED = "set the port in the env file"
+GUARDED_TURN = Turn(
+    P_GUARDED,
+    [
+        [
+            Text("I'll change the port in .env."),
+            Tool("edit", {"path": ".env", "old": "PORT=8000", "new": "PORT=9000"}),
+        ],
+        [Pause(0.5), Text("The port is 9000 now.", chunk=6, delay=0.06)],
+    ],
+)
 DRAFT_IDLE = Cue(r"│ *Do you want to proceed", absent=ACTIVITY + "|" + DIALOG)
 
 
@@ -37,7 +53,7 @@ class Amp(AgentSpec):
     name = "amp"
     folder = "amp"  # captures/amp-<version>-lab
     dialect = Dialect()
-    turns = (st.bash_turn(),)
+    turns = (st.bash_turn(), GUARDED_TURN)
     ui = Ui(idle=IDLE, working=WORKING, start_timeout=90, dialog_settle=1.5)
 
     def binary(self) -> Path:
@@ -87,6 +103,17 @@ class Amp(AgentSpec):
             ),
             *s.answers(),
             s.draft(DRAFT_IDLE),
+            dataclasses.replace(
+                s.dialog_turn(
+                    "guarded_edit",
+                    "an edit of .env: Guarded File Modification dialog, allowed (Allow Once)",
+                    P_GUARDED,
+                    s.blocked(GUARDED, "Guarded File Modification: ‣ Allow Once"),
+                    Keys(("Enter",), "Allow Once"),
+                    s.working("allowed; edit applied"),
+                ),
+                files={**st.PROJECT_FILES, ".env": "PORT=8000\n"},
+            ),
             s.startup_dialog(
                 "welcome", "first-run welcome pages (housekeeping)", WELCOME, first_run=True
             ),
