@@ -56,7 +56,7 @@ def manifest_for(
 
 
 GENERIC = "generic"
-# A listed name is the program, or the script one of these runs (`node …/bin/amp`, `python3
+# A listed name is the program, or the script one of these runs (`node …/bin/goose`, `python3
 # goose.py`); never a later argument (`vim goose` is vim).
 _INTERPRETER = re.compile(r"^(?:node|nodejs|bun|deno|python[0-9.]*|ruby|perl|php|java)$")
 

@@ -139,7 +139,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "@osf-generic-processes",
         "",
-        "program names (space-separated, e.g. `cursor-agent goose amp`) whose panes get the "
+        "program names (space-separated, e.g. `cursor-agent goose`) whose panes get the "
         "`generic` rules: blocked at a `[y/N]`, a menu, a password prompt; working while they "
         "print; a global, session, window or pane option",
     ),

@@ -239,11 +239,14 @@ def test_only_where_the_user_asks(rules: RuleSet) -> None:
     goose = [["/usr/local/bin/goose", "session"]]
     assert agent(rules, pane(), goose) is None
     assert agent(rules, pane(agent_override="generic"), goose) == "generic"
-    listed = pane(generic_processes="cursor-agent goose amp")
+    # (names of programs without rules of their own: Amp has had its own since issue 27)
+    listed = pane(generic_processes="cursor-agent goose")
     assert agent(rules, listed, goose) == "generic"
     # the script an interpreter runs, and tmux's command name
-    assert agent(rules, listed, [["node", "/opt/amp/bin/amp", "--x"]]) == "generic"
-    assert agent(rules, dataclasses.replace(listed, current_command="amp"), []) == "generic"
+    assert agent(rules, listed, [["node", "/opt/cursor/bin/cursor-agent", "--x"]]) == "generic"
+    assert (
+        agent(rules, dataclasses.replace(listed, current_command="cursor-agent"), []) == "generic"
+    )
     # not a later argument, not another program, and a shell at its prompt never
     assert agent(rules, listed, [["vim", "goose"]]) is None
     assert agent(rules, listed, [["bash"]]) is None

@@ -80,6 +80,9 @@ SCENARIOS: dict[str, list[str]] = {
     # Esc does nothing at Auggie's tool approval: no bash_esc.
     "auggie": ["startup", "text", "bash_yes", "bash_no", "edit_write", "question",
                "interrupt_esc", "draft", "indexing_permission"],
+    # Amp's No is "Reject with feedback" (a text box); Esc Esc interrupts; no question tool.
+    "amp": ["startup", "text", "bash_yes", "bash_esc", "bash_no", "guarded_edit",
+            "interrupt_esc", "draft", "welcome"],
 }  # fmt: skip
 # Scenarios played in one of the agent's named configurations (`scenario@config`, see the lab's
 # `record --config`): Claude Code with a custom status line, which hides the footer's

@@ -27,6 +27,7 @@ ADAPTERS: dict[str, str] = {
     "auggie": "auggie:Auggie",
     "kimi-code": "kimi_code:KimiCode",
     "grok-build": "grok_build:GrokBuild",
+    "amp": "amp:Amp",
 }
 
 

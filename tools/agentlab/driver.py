@@ -43,6 +43,15 @@ Listener = Callable[[str, dict[str, Any]], None]
 TERMINAL_VARS = ("TERM", "COLORTERM", "LANG", "LC_ALL", "NO_COLOR", *TMUX_VARS)
 
 
+def split_title(out: str) -> tuple[str, str]:
+    """`capture-pane -p ; display -p '#{pane_title}'` output as (screen text, title). Only the
+    title's own newline is cut: an empty title (Amp sets one) must not take the screen's last
+    row as the title, nor blank rows be lost above it."""
+    body = out[:-1] if out.endswith("\n") else out
+    text, _, title = body.rpartition("\n")
+    return text, title
+
+
 class DriverError(RuntimeError):
     pass
 
@@ -188,8 +197,7 @@ class Recorder:
             "#{pane_title}",
             check=False,
         )
-        text, _, title = out.rstrip("\n").rpartition("\n")
-        return text, title
+        return split_title(out)
 
     def event(self, kind: str, note: str) -> None:
         self._add_event(

