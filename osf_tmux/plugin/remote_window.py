@@ -66,6 +66,14 @@ def select_argv(tmux: Sequence[str], pane: str) -> list[str]:
     return [*tmux, "select-window", "-t", pane, ";", "select-pane", "-t", pane]
 
 
+# ssh run by a shell that leaves the pane's terminal open a second after ssh ended: tmux 3.3a
+# can take the terminal's end before the exit status, read a failed ssh as one that ended
+# well, and close the window that `remain-on-exit failed` was to keep (4 runs of 12 at load
+# 20; tmux 3.4 and later wait for the status). The window of an attach that ends well closes
+# a second later.
+KEEP_STATUS = ("sh", "-c", '"$@"; e=$?; sleep 1 & exit "$e"', "osf-tmux-ssh")
+
+
 def attach_argv(tmux: Sequence[str], place: RemotePlace) -> list[str]:
     """Attach to the session (`=`: that name exactly, not the first that starts with it) and
     show the pane."""
@@ -136,7 +144,7 @@ def go_remote(
     remote = remote_tmux(remote_command)
     window, session = find_window(tmux, client, place)
     message = said or f"osf-tmux: {place.shown()}"
-    attach = ssh(attach_argv(remote, place), True)
+    attach = [*KEEP_STATUS, *ssh(attach_argv(remote, place), True)]
     marks: list[list[str]] = []
     if window is None:
         # After the session's last window, so that `{end}` names it in the same call: its
