@@ -91,6 +91,20 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return LeanLoadGroupScheduling(config, log)
 
 
+def _shared_server_group(item: pytest.Item) -> set[str]:
+    """A module's tests that share its tmux server (a module-scoped fixture of a `tmux` test)
+    go to one worker, which starts that server (and the daemon or plugin on it) once. Spread
+    over both workers, as each test alone is, each worker started its own (and again after
+    each other module's tests in between)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None or item.get_closest_marker("tmux") is None:
+        return set()
+    shared = any(
+        defs[-1].scope in ("module", "class", "package") for defs in info.name2fixturedefs.values()
+    )
+    return {item.nodeid.split("::")[0]} if shared else set()
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """`--dist loadgroup` (the README's test command): xdist 3.8 puts a test's group in its node
@@ -103,6 +117,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         names = {
             str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
             for mark in item.iter_markers("xdist_group")
-        }
-        if names and "@" not in item.nodeid:
+        } or _shared_server_group(item)
+        # xdist reads the group after the last `@` past the parameters' `]` (an id may hold `@`)
+        if names and item.nodeid.rfind("@") <= item.nodeid.rfind("]"):
             item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(sorted(names))}")
