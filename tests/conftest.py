@@ -95,9 +95,12 @@ def _shared_server_group(item: pytest.Item) -> set[str]:
     """A module's tests that share its tmux server (a module-scoped fixture of a `tmux` test)
     go to one worker, which starts that server (and the daemon or plugin on it) once. Spread
     over both workers, as each test alone is, each worker started its own (and again after
-    each other module's tests in between)."""
+    each other module's tests in between). Not the real agents' scenarios (opt-in): minutes
+    each, side by side, and what they share is a report, not a server."""
     info = getattr(item, "_fixtureinfo", None)
     if info is None or item.get_closest_marker("tmux") is None:
+        return set()
+    if item.get_closest_marker("live_agents") is not None:
         return set()
     shared = any(
         defs[-1].scope in ("module", "class", "package") for defs in info.name2fixturedefs.values()
