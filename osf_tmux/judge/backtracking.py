@@ -22,6 +22,7 @@ budget (osf_tmux/daemon/rule_budget.py)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -48,9 +49,12 @@ _CATEGORIES: dict[str, CharSet] = {
 }
 
 
+@functools.lru_cache(maxsize=4096)
 def exponential_risk(pattern: re.Pattern[str]) -> str | None:
     """Why `pattern` can take exponential time on some text, or None when none of the known
-    shapes is in it."""
+    shapes is in it. Kept per pattern (its text and flags; the answer depends on nothing else):
+    this search was four fifths of loading the rules, which a process does again at every
+    reload, and a test process over and over."""
     tree = parse_tree(pattern)
     if tree is None:
         return None

@@ -60,7 +60,11 @@ def _capture_params() -> list[Any]:
     for path, offset in CAPTURE_POINTS:
         if path not in rank:
             rank[path] = per_folder[path.parent] = per_folder.get(path.parent, -1) + 1
-        marks = [] if rank[path] % SAMPLE_EVERY == 0 else [pytest.mark.slow]
+        # A capture's points on one worker (xdist), which replays it once: spread over two, each
+        # replayed nearly every capture of the sample.
+        marks = [pytest.mark.xdist_group(f"oracle:{path.parent.name}/{path.stem}")]
+        if rank[path] % SAMPLE_EVERY:
+            marks.append(pytest.mark.slow)
         params.append(pytest.param(path, offset, id=point_id(path, offset), marks=marks))
     return params
 
