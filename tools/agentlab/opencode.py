@@ -280,6 +280,10 @@ class OpenCode(AgentSpec):
     def extra_env(self) -> dict[str, str]:
         return {}
 
+    def config_extra(self, scenario: Scenario) -> dict[str, object]:
+        """Settings a family member adds to the config file it is started with."""
+        return {}
+
     def launch(
         self, dirs: RunDirs, url: str, scenario: Scenario
     ) -> tuple[list[str], dict[str, str]]:
@@ -300,6 +304,7 @@ class OpenCode(AgentSpec):
             "autoupdate": False,
             "share": "disabled",
             "permission": {"bash": "ask", "edit": "ask"},
+            **self.config_extra(scenario),
         }
         (conf / self.config_file).write_text(json.dumps(config, indent=1))
         p = self.env_prefix
