@@ -223,7 +223,7 @@ def _turns() -> list[Path]:
         # with the title off, 2.1.116's streamed answer is working only through a hold, which
         # single screens do not show: tests/judge/test_holds.py
         # plays those turns through the tracker
-        if not folder.name.endswith("-notitle")
+        if "-notitle" not in folder.name
         for lab in folder.glob("*.labels.json")
         if lab.name.split("-")[0] in PLAIN_TURNS
     )
