@@ -206,7 +206,7 @@ CAPTURES = Path(__file__).resolve().parents[2] / "captures"
 NOTITLE = sorted(
     lab
     for version in ("2.1.116", "2.1.221")
-    for lab in CAPTURES.glob(f"claude-{version}-lab-*notitle/*.labels.json")
+    for lab in CAPTURES.glob(f"claude-{version}-lab-*notitle*/*.labels.json")
     if lab.name.split("-")[0] in ("text", "long_output", "slow_answer", "thinking")
 )
 

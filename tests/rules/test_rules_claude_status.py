@@ -105,6 +105,47 @@ def test_spinner_row_reads_working(manifest: Manifest, name: str, cols: int) -> 
     assert (verdict.state, verdict.rule) == ("working", "working-spinner-row")
 
 
+# Reduced motion (`prefersReducedMotion`): the spinner row's glyph is a still `●`, the
+# transcript's own marker (captures/claude-2.1.221-lab-statusline1-notitle-reducedmotion).
+STILL_WORKING = {
+    "still-counters": case("● Blanching… (8s · ↓ 234 tokens)"),
+    "still-bare": case("● Propagating…"),
+    "still-thinking": case("● Cogitating… (12s · ↓ 1.2k tokens · thinking)"),
+    "still-todos": case("● Reticulating… (8s · ↓ 300 tokens)\n  ⎿  ☒ Read app.py"),
+    "still-tmux-notice": case(
+        "● Puzzling… (4s · ↓ 40 tokens)\n"
+        "                   tmux focus-events off · add 'set -g focus-events on'"
+    ),
+}
+
+STILL_IDLE = {
+    # the transcript's `●` rows: an answer, a collapsed tool row, a one-word answer with more
+    "answer-row": TRANSCRIPT + "\n" + box(),
+    "tool-row": case("● Running 1 shell command…"),
+    "answer-ellipsis": case("● Hmm… let me look at app.py first."),
+    "mcp-row": case("● Calling lab…"),
+    # a still spinner row made stale by the finished-turn line
+    "stale-still": case("● Blanching… (17s · ↓ 474 tokens)\n✻ Churned for 17s"),
+    # a draft with the row's words follows the box's `❯`
+    "draft-still": case("✻ Brewed for 2s", draft="● Blanching… (8s)"),
+}
+
+
+@pytest.mark.parametrize("cols", WIDTHS)
+@pytest.mark.parametrize("name", sorted(STILL_WORKING))
+def test_still_spinner_row_reads_working(manifest: Manifest, name: str, cols: int) -> None:
+    verdict = classify(screen(STILL_WORKING[name], cols), manifest)
+    assert (verdict.state, verdict.rule) == ("working", "working-spinner-row-still")
+
+
+@pytest.mark.parametrize("cols", WIDTHS)
+@pytest.mark.parametrize("name", sorted(STILL_IDLE))
+def test_transcript_dot_rows_are_not_a_still_spinner(
+    manifest: Manifest, name: str, cols: int
+) -> None:
+    assert classify(screen(STILL_IDLE[name], cols), manifest).state == "idle"
+
+
 @pytest.mark.parametrize("cols", WIDTHS)
 @pytest.mark.parametrize("name", sorted(IDLE))
 def test_no_live_spinner_reads_idle(manifest: Manifest, name: str, cols: int) -> None:
@@ -182,7 +223,7 @@ def _turns() -> list[Path]:
         # with the title off, 2.1.116's streamed answer is working only through a hold, which
         # single screens do not show: tests/judge/test_holds.py
         # plays those turns through the tracker
-        if not folder.name.endswith("-notitle")
+        if "-notitle" not in folder.name
         for lab in folder.glob("*.labels.json")
         if lab.name.split("-")[0] in PLAIN_TURNS
     )

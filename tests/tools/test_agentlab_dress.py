@@ -23,11 +23,13 @@ from tests.support.tmux_server import retry_until
 from tools.agentlab import dress as lab_dress
 from tools.agentlab.base import BASE_ENV, AgentSpec, RunDirs
 from tools.agentlab.claude import Claude
+from tools.agentlab.copilot import Copilot
 from tools.agentlab.dress import COMMON_DRESSES, PANE, Dress, PaneFacts, combine, pane_env
 from tools.agentlab.driver import Recorder
 from tools.agentlab.droid import Droid
 from tools.agentlab.gemini import Gemini
 from tools.agentlab.grok_build import GrokBuild
+from tools.agentlab.kilo import SLOW_SNAPSHOT_MS, Kilo
 from tools.agentlab.kimi import Kimi
 from tools.agentlab.kimi_code import KimiCode
 from tools.agentlab.qwen import Qwen
@@ -109,6 +111,13 @@ def test_agent_dress_lookup_and_options() -> None:
     played = agent.configured_scenarios(None, own)["text"]
     assert played.options["probe"] is True
     assert "probe" not in agent.configured_scenarios(None)["text"].options
+
+
+def test_combined_dresses_keep_tmux_options() -> None:
+    light = Copilot().dress("light+nocolor")
+    assert light.tmux_options == lab_dress.LIGHT_WINDOW
+    assert pane_env(AGENT_ENV, FACTS, light)["NO_COLOR"] == "1"
+    assert COMMON_DRESSES["256"].tmux_options == {}
 
 
 def _read(path: Path) -> str | None:
@@ -279,3 +288,59 @@ def test_grok_build_minimal_dress_starts_minimal_with_its_own_cues(tmp_path: Pat
     assert lab_grok.PERMISSION.pattern in [
         a.cue.pattern for a in plain["bash_yes"].actions if hasattr(a, "cue")
     ]
+
+
+# Asks tmux for the default background (OSC 11), then for the device attributes (DA1, which tmux
+# always answers), and writes what came back once the DA1 answer is in.
+_COLOUR_QUERY = """
+import os, sys, tty
+fd = sys.stdin.fileno()
+tty.setraw(fd)
+os.write(1, b"\\033]11;?\\033\\\\\\033[c")
+got = b""
+while not got.endswith(b"c"):
+    got += os.read(fd, 100)
+open(sys.argv[1] + ".tmp", "wb").write(got)
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+"""
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    return path.read_bytes() if path.exists() else None
+
+
+def test_light_terminal_dress_answers_the_background_query(tmp_path: Path) -> None:
+    """Copilot CLI picks its palette from the background the terminal reports; tmux 3.3a
+    answers OSC 11 from window-style only, which the `light` dress sets on the lab server
+    before the pane starts. The plain pane answers no colour."""
+    script = tmp_path / "query.py"
+    script.write_text(_COLOUR_QUERY)
+    agent = Qwen()
+    scenario = agent.scenarios()["text"]
+    answers: dict[str, bytes] = {}
+    for dress in (PANE, Copilot().dress("light")):
+        out = tmp_path / f"answer-{dress.name}"
+        rec = Recorder(agent, scenario, 80, 24, tmp_path, verbose=False, pipe=False, dress=dress)
+        try:
+            rec.start_server(shlex.join([sys.executable, str(script), str(out)]))
+            answers[dress.name] = retry_until(functools.partial(_read_bytes, out), what="answer")
+        finally:
+            rec.tmux.kill()
+    assert b"]11;rgb:ffff/ffff/ffff" in answers["light"]
+    assert b"]11;" not in answers["pane"]
+
+
+def test_kilo_never_waits_on_its_snapshot_question_but_in_snapshot_slow(tmp_path: Path) -> None:
+    """Kilo starts with `snapshot: false` (what its slow-snapshot question's `Disable for this
+    project` writes), except in `snapshot_slow`, which keeps snapshots on and makes tracking
+    time out at once so that the question comes up."""
+    agent = Kilo()
+    plain = _launch(agent, tmp_path / "plain", None)
+    config = json.loads((plain.home / ".config" / "kilo" / "kilo.json").read_text())
+    assert config["snapshot"] is False
+    dirs = RunDirs(root=tmp_path / "slow", home=tmp_path / "slow" / "home", proj=tmp_path / "p")
+    dirs.home.mkdir(parents=True)
+    _, env = agent.launch(dirs, "http://127.0.0.1:9", agent.scenarios()["snapshot_slow"])
+    config = json.loads((dirs.home / ".config" / "kilo" / "kilo.json").read_text())
+    assert "snapshot" not in config
+    assert env["KILO_SNAPSHOT_TRACK_TIMEOUT_MS"] == SLOW_SNAPSHOT_MS

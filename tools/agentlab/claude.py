@@ -226,9 +226,10 @@ TITLE_SPINNING = r"^[\u2800-\u28ff◐◑◒◓] "
 # this long (and the model is done): the spinner row ticks several times a second, an answer
 # being drawn changes the screen every 0.1-0.3 s.
 NOTITLE_STILL = 1.0
-# The spinner row by its glyphs (the program's frame list): a start-up banner row such as
-# `│ /…/proj │` fits the looser SPINNER above.
-SPINNER_ROW = r"^[·✢*✶✻✽✳] \S+…"
+# The spinner row by its glyphs (the program's frame list; with `prefersReducedMotion` a still
+# `●`, the answer marker, which the verb's `…` right after one word tells apart): a start-up
+# banner row such as `│ /…/proj │` fits the looser SPINNER above.
+SPINNER_ROW = r"^[·✢*✶✻✽✳●] \S+…"
 STATUS_IDLE = Cue(
     r"\bmain\b.*$",
     absent=r"esc to interrupt|Esc to cancel|Enter to confirm|Enter to select|" + SPINNER_ROW,

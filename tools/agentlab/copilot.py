@@ -11,7 +11,7 @@ from tools.agentlab import stories as st
 from tools.agentlab.actions import Action, Cue, Expect, Keys, PickOption, Sleep, Type
 from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect, ToolShape
-from tools.agentlab.dress import Dress, by_name, switch
+from tools.agentlab.dress import LIGHT_WINDOW, Dress, by_name, switch
 from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The footer row under the input box is the last row on screen: the mode while idle, the spinner
@@ -270,10 +270,17 @@ class Copilot(AgentSpec):
         ),
     )
 
-    # Its own settings (`record --dress`): `theme` ("auto", "dark", "light"; the user settings
-    # file) and `--screen-reader` ("Enable screen reader optimizations", `copilot --help`).
+    # Its own settings (`record --dress`): `--screen-reader` ("Enable screen reader
+    # optimizations", `copilot --help`). It has no light theme: its `theme` setting names
+    # palettes ("default", "github", "dim", "high-contrast", "colorblind"; `copilot help config`)
+    # that follow the terminal's background, which it asks for (OSC 10/11). `light` is therefore
+    # a light terminal: the lab's tmux answers those queries with a white background.
     dresses: ClassVar[dict[str, Dress]] = by_name(
-        Dress("light", 'theme "light"', options={"copilot_settings": {"theme": "light"}}),
+        Dress(
+            "light",
+            "a light terminal (window-style fg=#000000,bg=#ffffff: tmux answers OSC 10/11)",
+            tmux_options=LIGHT_WINDOW,
+        ),
         switch("screenreader", "--screen-reader", "screen reader optimizations"),
     )
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "COMMON_DRESSES",
+    "LIGHT_WINDOW",
     "PANE",
     "PANE_TERMINAL",
     "TMUX_VARS",
@@ -38,7 +39,9 @@ class Dress:
     (None) after the pane's own; `terminal`: the lab server's default-terminal (the pane's
     TERM); `options`: merged into every scenario's options, for the adapter's `launch` (a
     theme, an accessibility setting); `in_tmux`: False gives the agent no tmux variables, as an
-    agent started outside tmux and moved in, or run under ssh in a pane."""
+    agent started outside tmux and moved in, or run under ssh in a pane; `tmux_options`: global
+    options of the lab server, set before the pane exists, as a user's tmux.conf sets them
+    (`window-style`: tmux 3.3a answers a program's OSC 10/11 colour queries with its colours)."""
 
     name: str
     description: str
@@ -46,6 +49,7 @@ class Dress:
     terminal: str = PANE_TERMINAL
     options: Mapping[str, object] = field(default_factory=dict)
     in_tmux: bool = True
+    tmux_options: Mapping[str, str] = field(default_factory=dict)
 
 
 def by_name(*dresses: Dress) -> dict[str, Dress]:
@@ -58,6 +62,12 @@ def switch(name: str, flag: str, what: str) -> Dress:
     which `AgentSpec.launch` appends)."""
     return Dress(name, f"{flag}: {what}", options={"dress_args": [flag]})
 
+
+# A light terminal as tmux 3.3a shows it to a pane's program: tmux answers OSC 10/11 (the
+# default foreground and background colours) only from `window-style`, never from the terminal
+# outside, so agents that pick their palette from the reported background (Copilot CLI) see a
+# light one only when tmux.conf sets it.
+LIGHT_WINDOW = {"window-style": "fg=#000000,bg=#ffffff"}
 
 # The lab's plain pane: no dress.
 PANE = Dress("pane", "a tmux pane (default-terminal tmux-256color, COLORTERM from the terminal)")
@@ -139,10 +149,12 @@ def combine(dresses: Iterable[Dress]) -> Dress:
         return worn[0]
     env: dict[str, str | None] = {}
     options: dict[str, object] = {}
+    tmux_options: dict[str, str] = {}
     terminal = PANE_TERMINAL
     for d in worn:
         env.update(d.env)
         options.update(d.options)
+        tmux_options.update(d.tmux_options)
         if d.terminal != PANE_TERMINAL:
             terminal = d.terminal
     return Dress(
@@ -152,4 +164,5 @@ def combine(dresses: Iterable[Dress]) -> Dress:
         terminal=terminal,
         options=options,
         in_tmux=all(d.in_tmux for d in worn),
+        tmux_options=tmux_options,
     )

@@ -280,9 +280,14 @@ class Recorder:
     def start_server(self, command: str) -> None:
         """The lab's tmux server with one pane at the scenario size running `command`.
         The options are set before the session exists: default-terminal is the pane's TERM, as
-        a user's tmux.conf sets it, and a pane whose command ends at once must remain."""
+        a user's tmux.conf sets it (and the dress's other options), and a pane whose command
+        ends at once must remain."""
+        dressed: list[str] = []
+        for name, value in self.dress.tmux_options.items():
+            dressed += [";", "set-option", "-g", name, value]
         self.tmux(
             "start-server",
+            *dressed,
             ";",
             "set-option",
             "-g",
@@ -474,6 +479,7 @@ class Recorder:
             **self._config_labels(),
             "dress": self.dress.name,
             "dress_description": self.dress.description,
+            **({"tmux_options": dict(self.dress.tmux_options)} if self.dress.tmux_options else {}),
             "environment": self.environment,
             "cols": self.cols,
             "rows": self.rows,

@@ -31,7 +31,10 @@ WORKING = Cue(SPINNER)
 APPROVAL = Cue(r"Allow execution|Apply this change\?|Allow once")
 DRAFT_IDLE = Cue(r"> +Do you want to proceed", absent=SPINNER)
 APPROVE = Keys(("Enter",), "1. Allow once")
-TRUST = Cue(r"Do you trust the files in this folder|Do you trust this folder|Trust folder")
+# The question with its menu: a read that has drawn the question but not yet the options (a
+# frame split between two pipe-pane reads, seen at 200x50 on a loaded machine) is not a dialog
+# anyone can answer yet.
+TRUST = Cue(r"(?s)(?:Do you trust the files in this folder|Do you trust this folder).*Trust folder")
 
 # Loop detection (LoopDetectionService in the bundle): within one prompt, the 5th identical tool
 # call in a row, or a 50-character chunk of streamed text seen 10 times close together, is a

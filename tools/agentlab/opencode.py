@@ -275,6 +275,10 @@ class OpenCode(AgentSpec):
         """Switches of the fork's own."""
         return {}
 
+    def config_extra(self, options: Options) -> dict[str, object]:
+        """Settings a family member adds to the config file it is started with."""
+        return {}
+
     def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         config = {
             "provider": {
@@ -290,6 +294,7 @@ class OpenCode(AgentSpec):
             "autoupdate": False,
             "share": "disabled",
             "permission": {"bash": "ask", "edit": "ask"},
+            **self.config_extra(options),
         }
         files: Files = {f".config/{self.config_dir}/{self.config_file}": config}
         mode = options.get("theme_mode")
