@@ -80,9 +80,13 @@ def _with_value(key: bytes, value: object) -> int:
     return len(key) + 2 * ENTRY_COST
 
 
-# Parsed CSI sequences by their bytes (_DROPPED: one the state machine drops).
-_csi_cache: BudgetCache[bytes, CsiCall | str] = BudgetCache(PARSER, _with_value)
-_DROPPED = "dropped"
+# Parsed CSI sequences by their bytes: not on the budget. The same few hundred recur in every
+# program's output (colours, cursor moves) and, turned over with the rest, were parsed again
+# six times as often (bench/mixed_panes.py: 20 % more CPU). Kept for good up to a bound, as
+# hostile input cannot grow it without limit; it is full within minutes of busy panes.
+_csi_cache: dict[bytes, CsiCall | None] = {}
+_CSI_CACHE_SIZE = 4096
+_UNPARSED: CsiCall = ("", [], "")
 # A run of CSI sequences, OSCs and C0 controls by its bytes, as the terminal prepared it. One cache
 # per kind of terminal; long runs are not kept.
 _run_caches: dict[tuple[type, bytes], BudgetCache[bytes, PreparedRun]] = {}
@@ -169,6 +173,7 @@ class Parser(StateMachine):
         texts = self._texts.newer
         lines = self._lines.newer
         line_cache = self._lines
+        budget = PARSER
         print_run = t.print_run
         keep_print = type(t).print_run  # kept lines hold no terminal
         keep_ascii = type(t).print_ascii
@@ -198,12 +203,16 @@ class Parser(StateMachine):
                     if data[end - 1] == 0x0A and not self._u8_size and end - i <= _LINE_BYTES:
                         line = data[i:end]
                         ops = lines.get(line, _NEW)
-                        if ops is _NEW:
+                        if ops is _NEW and line_cache.older:
                             ops = line_cache.get(line)
                             if ops is None:
                                 ops = _NEW
                         if ops is _NEW:
-                            line_cache.put(line, _ONCE)  # kept when seen again
+                            # put(line, _ONCE), inlined: most lines of a stream are new
+                            line_cache.newer[line] = _ONCE  # kept when seen again
+                            budget.used += len(line) + ENTRY_COST
+                            if budget.used > budget.limit:
+                                budget.turn()
                             self._cold += 1
                             if self._cold >= _COLD_LINES:
                                 end = n
@@ -312,10 +321,11 @@ class Parser(StateMachine):
                 if len(one) - 3 <= MAX_STRING:
                     calls.append(one[2:-1])
                 continue
-            found = _csi_cache.get(one)
-            if found is None:
-                found = _csi_cache.put(one, self._parse_csi(one) or _DROPPED)
-            parsed = None if isinstance(found, str) else found
+            parsed = _csi_cache.get(one, _UNPARSED)
+            if parsed is _UNPARSED:
+                parsed = self._parse_csi(one)
+                if len(_csi_cache) < _CSI_CACHE_SIZE:
+                    _csi_cache[one] = parsed
             if parsed is None or self._inert.fullmatch(one):
                 if not calls or calls[-1] is not None:
                     calls.append(None)
