@@ -230,7 +230,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             samples: list[tuple[float, float, int]] = []
             due = {"sample": start, "churn": start + args.churn, "resize": start + args.resize,
                    "subscribe": start + args.subscribe}  # fmt: skip
-            snapped = False
+            snapped = 0  # snapshots asked for: at the end of the warm-up, then every --snap-every
             while time.monotonic() < end:
                 now = time.monotonic()
                 if daemon.proc.poll() is not None:
@@ -241,9 +241,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     print(f"  {now - start:7.0f}s  RSS {rss / 1024:6.1f} MB  CPU {cpu:7.1f}s",
                           flush=True)  # fmt: skip
                     due["sample"] += args.sample
-                if args.tracemalloc and not snapped and now >= warm:
+                if args.tracemalloc and now >= warm + snapped * 60 * (args.snap_every or 1e9):
                     daemon.proc.send_signal(signal.SIGUSR2)
-                    snapped = True
+                    snapped += 1
                 if now >= due["churn"]:
                     soak.close_pane()
                     soak.open_pane()
@@ -257,8 +257,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 time.sleep(max(0.05, min(due.values()) - time.monotonic()))
             if args.tracemalloc:
                 daemon.proc.send_signal(signal.SIGUSR2)
-                retry_until(lambda: (snaps / "snapshot-2").exists(), timeout=60, what="snapshot")
+                snapped += 1
+                last = snaps / f"snapshot-{snapped}"
+                retry_until(last.exists, timeout=60, what="snapshot")
                 time.sleep(2)  # the dump is written by then (the file appears as it starts)
+                if args.keep:
+                    args.keep.mkdir(parents=True, exist_ok=True)
+                    for one in snaps.iterdir():
+                        (args.keep / one.name).write_bytes(one.read_bytes())
             status = daemon.status()
         finally:
             soak.stop()
@@ -287,7 +293,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "rss_series": [(round(t), rss) for t, _, rss in samples],
         }
         if args.tracemalloc:
-            result["top_growth"] = top_growth(snaps / "snapshot-1", snaps / "snapshot-2", args.top)
+            result["top_growth"] = top_growth(snaps / "snapshot-1", last, args.top)
+            if snapped > 2:  # what still grew between the last two: what fills late
+                result["top_growth"].append("  between the last two snapshots:")
+                before = snaps / f"snapshot-{snapped - 1}"
+                result["top_growth"] += top_growth(before, last, args.top)
         return result
 
 
@@ -305,6 +315,8 @@ def main() -> None:
     p.add_argument("--sample", type=float, default=10, help="s between two /proc samples")
     p.add_argument("--tracemalloc", action="store_true")
     p.add_argument("--top", type=int, default=25)
+    p.add_argument("--snap-every", type=float, help="minutes between snapshots after the warm-up")
+    p.add_argument("--keep", type=Path, help="copy the tracemalloc snapshots into this folder")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", type=Path, help="write the result here too")
     args = p.parse_args()

@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from osf_tmux.budget_cache import BudgetCache
 from osf_tmux.vt.grid import BLANK, PAD
+from osf_tmux.vt.kept import CELL_COST, CHAR_COST, ENTRY_COST, PARSER
 from osf_tmux.vt.screen_state import ScreenState
 from osf_tmux.vt.width import char_width
 
@@ -21,18 +23,26 @@ _NARROW = {chr(c) for c in range(0x20, 0x7F)}
 _NARROW_MAX = 1 << 16
 # Whole runs of text found narrow, as the cells they fill: a row redrawn every frame (a
 # border, a footer) is checked once, by its hash, and goes into the grid without making a new
-# string for each character again. Bounded by the cells kept; a full cache starts again.
-_NARROW_CELLS: dict[str, tuple[str, ...]] = {}
-_NARROW_CELLS_MAX = 1 << 14
+# string for each character again. On the parser's budget (vt/kept.py).
+
+
+def _cells_cost(text: str, cells: tuple[str, ...]) -> int:
+    # A cell beyond Latin-1 is a string of its own (Python shares only Latin-1's).
+    own = len(text) - len(text.encode("latin-1", "ignore"))
+    return len(text) + CELL_COST * len(cells) + CHAR_COST * own + ENTRY_COST
+
+
+_NARROW_CELLS: BudgetCache[str, tuple[str, ...]] = BudgetCache(PARSER, _cells_cost)
 _NARROW_TEXT_LEN = 1024
-_narrow_cells_kept = 0
 # Text cut into its ASCII and other runs (tmux prints the two differently).
 _RUNS = re.compile(r"[\x20-\x7e]+|[^\x20-\x7e]+")
 
 
 def _narrow_cells(text: str) -> tuple[str, ...] | None:
     """The cells of text whose every character takes one cell; None when one does not."""
-    global _narrow_cells_kept
+    cells = _NARROW_CELLS.get(text)  # in the older generation
+    if cells is not None:
+        return cells
     if not _NARROW.issuperset(text):
         for ch in set(text).difference(_NARROW):
             if char_width(ch) != 1:
@@ -41,11 +51,7 @@ def _narrow_cells(text: str) -> tuple[str, ...] | None:
                 _NARROW.add(ch)
     cells = tuple(text)
     if len(text) <= _NARROW_TEXT_LEN:
-        if _narrow_cells_kept + len(text) > _NARROW_CELLS_MAX:
-            _NARROW_CELLS.clear()
-            _narrow_cells_kept = 0
-        _NARROW_CELLS[text] = cells
-        _narrow_cells_kept += len(text)
+        _NARROW_CELLS.put(text, cells)
     return cells
 
 
@@ -121,7 +127,7 @@ class TextPrinter(ScreenState):
         if text.isascii():
             self.print_ascii(text)
             return
-        cells = _NARROW_CELLS.get(text)
+        cells = _NARROW_CELLS.newer.get(text)
         if not self.mode_wrap and not self.mode_insert and not self.zwj_pending:
             # print_char and print_ascii both print a narrow character with _cell.
             if cells is None:

@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from osf_tmux.budget_cache import BudgetCache
+from osf_tmux.vt.kept import ENTRY_COST, PARSER
 from osf_tmux.vt.state_machine import (
     GROUND,
     MAX_INTERMEDIATES,
@@ -70,15 +72,24 @@ def _patterns(inert: bytes) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
 # Without a terminal's inert sequences, none is: text is printable bytes only.
 _NOTHING = rb"(?!)"
 _pattern_cache: dict[bytes, tuple[re.Pattern[bytes], re.Pattern[bytes]]] = {}
-# Parsed CSI sequences by their bytes; bounded so hostile input cannot grow it without limit.
+# Every cache below is on the parser's budget (vt/kept.py): together they hold at most two of
+# its limits, whatever the panes print, and long keys are not kept at all.
+
+
+def _with_value(key: bytes, value: object) -> int:
+    return len(key) + 2 * ENTRY_COST
+
+
+# Parsed CSI sequences by their bytes: not on the budget. The same few hundred recur in every
+# program's output (colours, cursor moves) and, turned over with the rest, were parsed again
+# six times as often (bench/mixed_panes.py: 20 % more CPU). Kept for good up to a bound, as
+# hostile input cannot grow it without limit; it is full within minutes of busy panes.
 _csi_cache: dict[bytes, CsiCall | None] = {}
 _CSI_CACHE_SIZE = 4096
 _UNPARSED: CsiCall = ("", [], "")
 # A run of CSI sequences, OSCs and C0 controls by its bytes, as the terminal prepared it. One cache
-# per kind of terminal. Bounded (hostile input cannot grow it): long runs are not kept, and a
-# full cache starts again (runs change as a program's colours do).
-_run_caches: dict[tuple[type, bytes], dict[bytes, PreparedRun]] = {}
-_RUN_CACHE_SIZE = 2048
+# per kind of terminal; long runs are not kept.
+_run_caches: dict[tuple[type, bytes], BudgetCache[bytes, PreparedRun]] = {}
 _RUN_CACHE_BYTES = 256
 # Items in one run at most. A program that draws frames with nothing but sequences in them (a
 # cursor put back, a synchronized update opened and closed: Codex) sends them back to back, and
@@ -87,21 +98,39 @@ _RUN_CACHE_BYTES = 256
 _RUN_ITEMS = 16
 # Text tokens by their bytes, decoded with the inert sequences taken out: the same few rows come
 # again and again (borders, footers), and the same str each time lets the terminal's checks on
-# it hit a cache. Bounded like the runs.
-_text_caches: dict[bytes, dict[bytes, str]] = {}
-_TEXT_CACHE_SIZE = 256
+# it hit a cache.
+_text_caches: dict[bytes, BudgetCache[bytes, str]] = {}
 _TEXT_CACHE_BYTES = 4096
+
+
+def _text_cost(raw: bytes, text: str) -> int:
+    return len(raw) + len(text) + ENTRY_COST
+
+
 # Whole lines (up to and with their LF) by their bytes, as the operations their tokens made the
 # terminal do, for lines fed again from the ground state with no half-read character: the same
 # bytes make the same tokens there, so doing the kept operations is feeding them. A program that
 # repaints its live area every frame (Ink's agents: Gemini CLI, Qwen Code, Claude Code) sends
 # the same rows again and again, and a kept line skips the matching and the lookups of its
-# tokens. A line is kept the second time it comes, so text that streams by once is not; bounded
-# like the other caches, per kind of terminal.
-_line_caches: dict[tuple[type, bytes], dict[bytes, tuple[PreparedRun, ...] | None]] = {}
-_LINE_CACHE_SIZE = 2048
+# tokens. A line is kept the second time it comes (_ONCE: seen once), so text that streams by
+# once is not; per kind of terminal.
+_line_caches: dict[tuple[type, bytes], BudgetCache[bytes, tuple[PreparedRun, ...]]] = {}
 _LINE_BYTES = 1024
 _NEW: Any = object()
+_ONCE: Any = ((None, None),)
+
+
+def _line_cost(line: bytes, ops: tuple[PreparedRun, ...]) -> int:
+    return len(line) + ENTRY_COST + 16 * len(ops)
+
+
+def _cache(caches: dict[Any, BudgetCache[Any, Any]], key: Any, cost: Any) -> BudgetCache[Any, Any]:
+    found = caches.get(key)
+    if found is None:
+        found = caches[key] = BudgetCache(PARSER, cost)
+    return found
+
+
 # Output that does not come again (a log, a long answer) would only pay for looking its lines up
 # (about a quarter of its feed): after this many new lines in a row, a parser feeds as if no line
 # were kept, and looks again after that many feeds, for a few lines.
@@ -122,9 +151,13 @@ class Parser(StateMachine):
             patterns = _pattern_cache[inert] = _patterns(inert)
         self._text_re, self._csi_re = patterns
         self._inert = re.compile(inert)
-        self._runs = _run_caches.setdefault((type(terminal), inert), {})
-        self._texts = _text_caches.setdefault(inert, {})
-        self._lines = _line_caches.setdefault((type(terminal), inert), {})
+        self._runs: BudgetCache[bytes, PreparedRun] = _cache(
+            _run_caches, (type(terminal), inert), _with_value
+        )
+        self._texts: BudgetCache[bytes, str] = _cache(_text_caches, inert, _text_cost)
+        self._lines: BudgetCache[bytes, tuple[PreparedRun, ...]] = _cache(
+            _line_caches, (type(terminal), inert), _line_cost
+        )
         self._cold = 0  # new lines in a row (_COLD_LINES)
         self._rested = 0  # feeds since lines were last looked up
 
@@ -134,9 +167,13 @@ class Parser(StateMachine):
         i = 0
         text_match = self._text_re.match
         run_match = self._csi_re.match
-        runs = self._runs
-        texts = self._texts
-        lines = self._lines
+        # The newer generations, read directly: a hit there is the common case, and a miss
+        # looks in the older one too (budget_cache.py).
+        runs = self._runs.newer
+        texts = self._texts.newer
+        lines = self._lines.newer
+        line_cache = self._lines
+        budget = PARSER
         print_run = t.print_run
         keep_print = type(t).print_run  # kept lines hold no terminal
         keep_ascii = type(t).print_ascii
@@ -160,20 +197,26 @@ class Parser(StateMachine):
             if state == GROUND:
                 if i >= end:
                     if kept is not None:
-                        lines[line] = tuple(kept)
+                        line_cache.put(line, tuple(kept))
                         kept = None
                     end = data.find(b"\n", i) + 1 or n
                     if data[end - 1] == 0x0A and not self._u8_size and end - i <= _LINE_BYTES:
                         line = data[i:end]
                         ops = lines.get(line, _NEW)
+                        if ops is _NEW and line_cache.older:
+                            ops = line_cache.get(line)
+                            if ops is None:
+                                ops = _NEW
                         if ops is _NEW:
-                            if len(lines) >= _LINE_CACHE_SIZE:
-                                lines.clear()
-                            lines[line] = None  # seen once; kept when seen again
+                            # put(line, _ONCE), inlined: most lines of a stream are new
+                            line_cache.newer[line] = _ONCE  # kept when seen again
+                            budget.used += len(line) + ENTRY_COST
+                            if budget.used > budget.limit:
+                                budget.turn()
                             self._cold += 1
                             if self._cold >= _COLD_LINES:
                                 end = n
-                        elif ops is None:
+                        elif ops is _ONCE:
                             self._cold = 0
                             kept = []
                         else:
@@ -198,7 +241,7 @@ class Parser(StateMachine):
                     i = m.end()
                     run = runs.get(key)
                     if run is None:
-                        run = self._prepare_run(key)
+                        run = self._runs.get(key) or self._prepare_run(key)
                     run[0](t, run[1])
                     if self._u8_size and self._run_resets_utf8(key):
                         self.reset_utf8()
@@ -224,7 +267,7 @@ class Parser(StateMachine):
             state = self.state
             i += 1
         if kept is not None:
-            lines[line] = tuple(kept)
+            line_cache.put(line, tuple(kept))
 
     def _text(self, raw: bytes) -> str | None:
         """A text token: printable bytes with inert sequences in between. These only
@@ -232,16 +275,17 @@ class Parser(StateMachine):
         it is not ASCII), and do not break a UTF-8 character: so when the bytes without them
         decode, they are one run of text, which is returned (None: it went in pieces)."""
         if not self._u8_size:
-            stripped = self._inert.sub(b"", raw) if 0x1B in raw else raw
-            try:
-                text = stripped.decode("utf-8")
-            except UnicodeDecodeError:
-                pass
-            else:
-                if len(raw) <= _TEXT_CACHE_BYTES:
-                    if len(self._texts) >= _TEXT_CACHE_SIZE:
-                        self._texts.clear()
-                    self._texts[raw] = text
+            text = self._texts.get(raw)  # in the older generation
+            if text is None:
+                stripped = self._inert.sub(b"", raw) if 0x1B in raw else raw
+                try:
+                    text = stripped.decode("utf-8")
+                except UnicodeDecodeError:
+                    pass
+                else:
+                    if len(raw) <= _TEXT_CACHE_BYTES:
+                        self._texts.put(raw, text)
+            if text is not None:
                 self.terminal.print_run(text)
                 return text
         # A half-read character from before, or invalid UTF-8: each piece as the state
@@ -289,9 +333,7 @@ class Parser(StateMachine):
                 calls.append(parsed)
         run = self.terminal.prepare_run(tuple(calls))
         if len(seq) <= _RUN_CACHE_BYTES:
-            if len(self._runs) >= _RUN_CACHE_SIZE:
-                self._runs.clear()
-            self._runs[seq] = run
+            self._runs.put(seq, run)
         return run
 
     @staticmethod

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from osf_tmux.vt import state_machine, stream
+from osf_tmux.vt import kept, state_machine, stream
 from osf_tmux.vt.pane import PaneScreen
 from osf_tmux.vt.screen import INERT_CSI, TmuxScreen
 from osf_tmux.vt.stream import Parser
@@ -389,9 +389,9 @@ def test_an_osc_too_long_to_keep_does_nothing_in_a_run() -> None:
 def test_the_run_cache_stays_bounded_and_long_runs_are_not_kept() -> None:
     pane = PaneScreen(20, 5)
     runs = pane._parser._runs
-    for k in range(stream._RUN_CACHE_SIZE + 100):
+    for k in range(5000):
         pane.feed(f"\x1b[{k % 5 + 1};{k % 7 + 1}H\x1b[38;5;{k}m\x1b[{k}X".encode())
-    assert 0 < len(runs) <= stream._RUN_CACHE_SIZE
+    assert 0 < runs.held() <= 2 * kept.LIMIT
     long_run = b"\x1b[1;1H" * 100
     pane.feed(long_run + b"x")
     assert long_run not in runs
@@ -403,13 +403,12 @@ def test_the_text_caches_stay_bounded_and_long_tokens_are_not_kept() -> None:
 
     pane = PaneScreen(80, 5)
     texts = pane._parser._texts
-    for k in range(stream._TEXT_CACHE_SIZE + 100):
+    turns = kept.PARSER.turns
+    for k in range(3000):
         pane.feed(f"\x1b[H{f'─{k:04}─' * 10}\x1b[1m{k}".encode())
-    # more cells than the narrow cache keeps went through it
-    assert (stream._TEXT_CACHE_SIZE + 100) * 60 > printing._NARROW_CELLS_MAX
-    assert 0 < len(texts) <= stream._TEXT_CACHE_SIZE
-    kept = sum(map(len, printing._NARROW_CELLS))
-    assert 0 < kept == printing._narrow_cells_kept <= printing._NARROW_CELLS_MAX
+    assert kept.PARSER.turns > turns + 2  # more than the budget went through them
+    assert 0 < texts.held() <= 2 * kept.LIMIT
+    assert 0 < printing._NARROW_CELLS.held() <= 2 * kept.LIMIT
     long_token = "─" * max(stream._TEXT_CACHE_BYTES // 3 + 1, printing._NARROW_TEXT_LEN + 1)
     pane.feed(f"\x1b[H{long_token}".encode())
     assert long_token.encode() not in texts
@@ -448,9 +447,9 @@ def test_a_line_is_kept_the_second_time_and_done_from_the_cache_the_third() -> N
     cache = pane._parser._lines
     cache.clear()  # shared by the process's parsers: a full one would start again mid-test
     pane.feed(line)
-    assert cache[line] is None  # seen once
+    assert cache.get(line) is stream._ONCE  # seen once
     pane.feed(line)
-    assert cache[line] is not None  # what its tokens did
+    assert cache.get(line) not in (None, stream._ONCE)  # what its tokens did
     calls: list[str] = []
     original = pane._parser._text_re
 
@@ -485,16 +484,16 @@ def test_a_line_with_invalid_text_is_not_kept_and_still_equals_the_state_machine
     line = b"\x1b[1mab\xff\xe2\x94\x80\x1b[0m\r\n"
     data = line * 4
     assert fed([data]) == fed([data], slow=True)
-    assert PaneScreen(12, 5)._parser._lines.get(line) is None
+    assert PaneScreen(12, 5)._parser._lines.get(line) in (None, stream._ONCE)
 
 
 def test_the_line_cache_stays_bounded_and_long_lines_are_not_kept() -> None:
     pane = PaneScreen(20, 5)
     cache = pane._parser._lines
-    for k in range(stream._LINE_CACHE_SIZE + 100):
+    for k in range(20000):
         line = f"\x1b[H{k}\r\n".encode()
         pane.feed(line + line)
-    assert 0 < len(cache) <= stream._LINE_CACHE_SIZE
+    assert 0 < cache.held() <= 2 * kept.LIMIT
     long_line = b"x" * (stream._LINE_BYTES + 1) + b"\r\n"
     pane.feed(long_line * 3)
     assert long_line not in cache
@@ -517,10 +516,10 @@ def test_output_that_does_not_come_again_stops_the_line_lookups_for_a_while() ->
     footer = b"\x1b[2K\xe2\x94\x80\xe2\x94\x80 footer \xe2\x94\x80\xe2\x94\x80\r\n"
     for _ in range(4):
         pane.feed(footer)
-    assert cache.get(footer) is not None
+    assert cache.get(footer) not in (None, stream._ONCE)
     for line in log[200:260]:
         pane.feed(line + footer)
-    assert cache.get(log[259]) is None and log[259] in cache  # still looked up, seen once
+    assert cache.get(log[259]) is stream._ONCE  # still looked up, seen once
     # Whatever it did, the screen is the state machine's.
     stream_bytes = (
         b"".join(log[:200]) + footer * 4 + b"".join(line + footer for line in log[200:260])
