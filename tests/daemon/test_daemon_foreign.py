@@ -89,6 +89,9 @@ def test_short_prompts_in_a_pane_with_someone_elses_pipe_are_all_seen(
             timeout=5,
             what="pane watched as someone else's",
         )
+        # Its first state is published after its first capture is judged: prompts shown before
+        # that would test the start-up, not the polling (a whole-suite run missed the first).
+        retry_until(lambda: feeder.state() is not None, timeout=10, what="a first state")
         watch.start()
         windows = []
         for _ in range(4):
