@@ -156,7 +156,6 @@ class GrokBuild(AgentSpec):
         )
         if remember:
             return approvals
-        edit_yes = Keys(("3",), "3 Yes")
         return [
             s.startup("launch; input box ready"),
             s.text(),
@@ -171,29 +170,15 @@ class GrokBuild(AgentSpec):
                 s.back("cancelled; back at the input box"),
             ),
             *s.interrupts(keys=("Escape",)),
-            s.edit_write(
-                "edit permission, then new-file permission, both approved (3 Yes)",
-                edit=s.blocked(PERMISSION, "Allow Edit to app.py?"),
-                approve=edit_yes,
-                between=s.working("edit approved"),
-                write=s.blocked(PERMISSION, "Allow Edit to NOTES.md?"),
-            ),
-            s.question(
-                "ask_user_question: a question with options, first option chosen with 1",
-                s.blocked(QUESTION, "Which database should the app use? with its options"),
-                Keys(("1",), "1 PostgreSQL"),
-            ),
-            s.sc(
-                "plan",
-                "plan mode (Shift+Tab): exit_plan_mode opens the plan approval, approved with a",
-                s.start(),
-                Keys(("BTab",), "plan mode"),
-                Expect("idle", PLAN_MODE, "plan mode on, idle", settle=1.0),
-                s.ask(st.P_PLAN),
-                s.blocked(PLAN_APPROVAL, "the plan viewer: a approve, s request changes, q quit"),
-                Keys(("a",), "a approve"),
-                s.working("plan approved; agent working"),
-                s.done(),
+            *panels(
+                s,
+                edit=PERMISSION,
+                write=PERMISSION,
+                question=QUESTION,
+                plan_mode=PLAN_MODE,
+                plan_approval=PLAN_APPROVAL,
+                plan="exit_plan_mode opens the plan approval",
+                approval="the plan viewer: a approve, s request changes, q quit",
             ),
             *s.answers(),
             s.draft(DRAFT_IDLE),
@@ -232,30 +217,15 @@ class GrokBuild(AgentSpec):
                 reject=Keys(("3",), "3 No, reject"),
                 esc=False,
             ),
-            s.edit_write(
-                "edit permission, then new-file permission, both approved (3 Yes)",
-                edit=s.blocked(MIN_EDIT, "Allow Edit to app.py?"),
-                approve=Keys(("3",), "3 Yes"),
-                between=s.working("edit approved"),
-                write=s.blocked(MIN_WRITE, "Allow Edit to NOTES.md?"),
-            ),
-            s.question(
-                "ask_user_question: a question with options, first option chosen with 1",
-                s.blocked(MIN_QUESTION, "Which database should the app use? with its options"),
-                Keys(("1",), "1 PostgreSQL"),
-            ),
-            s.sc(
-                "plan",
-                "plan mode (Shift+Tab): exit_plan_mode asks for the plan's approval, approved "
-                "with a",
-                s.start(),
-                Keys(("BTab",), "plan mode"),
-                Expect("idle", MIN_PLAN_MODE, "plan mode on, idle", settle=1.0),
-                s.ask(st.P_PLAN),
-                s.blocked(MIN_PLAN_APPROVAL, "the plan approval: a approve, s revise, q"),
-                Keys(("a",), "a approve"),
-                s.working("plan approved; agent working"),
-                s.done(),
+            *panels(
+                s,
+                edit=MIN_EDIT,
+                write=MIN_WRITE,
+                question=MIN_QUESTION,
+                plan_mode=MIN_PLAN_MODE,
+                plan_approval=MIN_PLAN_APPROVAL,
+                plan="exit_plan_mode asks for the plan's approval",
+                approval="the plan approval: a approve, s revise, q",
             ),
         ]
 
@@ -274,6 +244,47 @@ class GrokBuild(AgentSpec):
             # claude-hooks.jsonl shows what a Claude Code hook of the person's receives there.
             files[".claude/settings.json"] = _hooks(dirs.root / "claude-hooks.jsonl")
         return files
+
+
+def panels(
+    s: Shapes,
+    *,
+    edit: Cue,
+    write: Cue,
+    question: Cue,
+    plan_mode: Cue,
+    plan_approval: Cue,
+    plan: str,
+    approval: str,
+) -> list[Scenario]:
+    """The edit's and the new file's panels (3 Yes), the question (1) and the plan approval
+    (a): the same turns on the full screen and on `--minimal`'s, with each screen's cues."""
+    return [
+        s.edit_write(
+            "edit permission, then new-file permission, both approved (3 Yes)",
+            edit=s.blocked(edit, "Allow Edit to app.py?"),
+            approve=Keys(("3",), "3 Yes"),
+            between=s.working("edit approved"),
+            write=s.blocked(write, "Allow Edit to NOTES.md?"),
+        ),
+        s.question(
+            "ask_user_question: a question with options, first option chosen with 1",
+            s.blocked(question, "Which database should the app use? with its options"),
+            Keys(("1",), "1 PostgreSQL"),
+        ),
+        s.sc(
+            "plan",
+            f"plan mode (Shift+Tab): {plan}, approved with a",
+            s.start(),
+            Keys(("BTab",), "plan mode"),
+            Expect("idle", plan_mode, "plan mode on, idle", settle=1.0),
+            s.ask(st.P_PLAN),
+            s.blocked(plan_approval, approval),
+            Keys(("a",), "a approve"),
+            s.working("plan approved; agent working"),
+            s.done(),
+        ),
+    ]
 
 
 # Every event the docs name (10-hooks.md), each logging its payload: what the hooks of osf-tmux
