@@ -7,12 +7,11 @@ Amp lets most commands run unasked)."""
 from __future__ import annotations
 
 import dataclasses
-import json
-from pathlib import Path
+from typing import ClassVar
 
 from tools.agentlab import stories as st
 from tools.agentlab.actions import Cue, Expect, Keys, Sleep, Type
-from tools.agentlab.base import AgentSpec, RunDirs, Scenario, npm_bin, npm_prefix, package_version
+from tools.agentlab.base import AgentSpec, Files, Options, RunDirs, Scenario
 from tools.agentlab.dialect import Dialect
 from tools.agentlab.script import Pause, Text, Tool, Turn
 from tools.agentlab.shapes import Shapes, Ui
@@ -56,13 +55,17 @@ class Amp(AgentSpec):
     turns = (st.bash_turn(), GUARDED_TURN)
     ui = Ui(idle=IDLE, working=WORKING, start_timeout=90, dialog_settle=1.5)
 
-    def binary(self) -> Path:
-        return npm_bin("amp", "amp")
-
-    def read_version(self) -> str:
-        return package_version(
-            npm_prefix("amp") / "node_modules" / "@sourcegraph" / "amp" / "package.json"
-        )
+    npm_package = "@sourcegraph/amp"  # links `amp`; @ampcode/cli holds the binary
+    # Everything but the fake server goes to a closed port: the CLI also fetches a status page,
+    # a ripgrep binary and its latest version on its own.
+    launch_env: ClassVar[dict[str, str]] = {
+        "AMP_URL": "{url}",
+        "AMP_API_KEY": "lab-fake-key",
+        "AMP_SKIP_UPDATE_CHECK": "1",
+        "HTTP_PROXY": "http://127.0.0.1:9",
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "NO_PROXY": "127.0.0.1,localhost",
+    }
 
     def build(self, s: Shapes) -> list[Scenario]:
         dialog = s.blocked(APPROVAL, "Approval Required: the command, ‣ Allow Once")
@@ -119,33 +122,15 @@ class Amp(AgentSpec):
             ),
         ]
 
-    def launch(
-        self, dirs: RunDirs, url: str, scenario: Scenario
-    ) -> tuple[list[str], dict[str, str]]:
-        share = dirs.home / ".local" / "share" / "amp"
-        share.mkdir(parents=True)
+    def settings(self, dirs: RunDirs, url: str, options: Options) -> Files:
         session: dict[str, object] = {"agentMode": "medium", "shortcutsHintUsed": True}
-        if not scenario.options.get("first_run"):
+        if not options.get("first_run"):
             session["neoWelcomeDismissed"] = True
             session["launchCount"] = 3
-        (share / "session.json").write_text(json.dumps(session, indent=1))
-        config = dirs.home / ".config" / "amp"
-        config.mkdir(parents=True)
-        settings = {
-            "amp.permissions": [{"tool": "shell_command", "action": "ask"}],
-            "amp.notifications.enabled": False,
+        return {
+            ".local/share/amp/session.json": session,
+            ".config/amp/settings.json": {
+                "amp.permissions": [{"tool": "shell_command", "action": "ask"}],
+                "amp.notifications.enabled": False,
+            },
         }
-        (config / "settings.json").write_text(json.dumps(settings, indent=1))
-        # Everything but the fake server goes to a closed port: the CLI also fetches a status
-        # page, a ripgrep binary and its latest version on its own.
-        dead = "http://127.0.0.1:9"
-        env = self.env(
-            dirs,
-            AMP_URL=url,
-            AMP_API_KEY="lab-fake-key",
-            AMP_SKIP_UPDATE_CHECK="1",
-            HTTP_PROXY=dead,
-            HTTPS_PROXY=dead,
-            NO_PROXY="127.0.0.1,localhost",
-        )
-        return [str(self.binary())], env
