@@ -1,8 +1,8 @@
 """The budget of what the parser keeps of what panes print (budget_cache.py): whole lines and
-what they did, runs of sequences as prepared, decoded text tokens, parsed CSI sequences and the
-cells of narrow text. Their costs are about the bytes an entry keeps (its key, its value, a dict
-slot): all of the parser's caches together hold at most two `LIMIT`s, for every pane and
-terminal kind at once.
+what they did, runs of sequences as prepared, decoded text tokens and the cells of narrow text
+(parsed CSI sequences stay off it: stream.py says why). Their costs are about the bytes an
+entry keeps (its key, its value, a dict slot): all of these caches together hold at most two
+`LIMIT`s, for every pane and terminal kind at once.
 
 Before, each was bounded on its own in entries (2048 lines of up to 1 KiB per terminal kind,
 2048 runs, 4096 CSI sequences, 16,384 narrow cells...): more than a megabyte between them,
