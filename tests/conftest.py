@@ -80,6 +80,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """A test that drives tmux is live, and every live test is slow: before `-m` deselects. On
+    two cores the live tests were a third of the fast tier's CPU and most of its waiting (91
+    tests: 21 s of CPU and 49 s of wall of the 100 and 129 of 6,751 tests, measured on
+    2026-12-06), so they are a tier of their own (`-m live`) that the whole suite runs."""
+    if item.get_closest_marker("tmux") is not None and item.get_closest_marker("live") is None:
+        item.add_marker(pytest.mark.live)
+    if item.get_closest_marker("live") is not None and item.get_closest_marker("slow") is None:
+        item.add_marker(pytest.mark.slow)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """loadgroup's scheduling, without the work per test that grows with the run

@@ -8,9 +8,14 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from osf_tmux.fleet.hosts import parse_host
 from osf_tmux.fleet.ssh import ssh_argv
 from tests.support.sshd import SshServer
+
+# A real sshd of the test's own: the live tier.
+pytestmark = pytest.mark.live
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:

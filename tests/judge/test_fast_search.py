@@ -67,7 +67,9 @@ def test_same_answer_for_every_rule_on_the_captures(corpus: str) -> None:
                     text[-400:],
                 )
                 checked += 1
-    assert checked > 50_000
+    # The fast tier's sample (each agent's every 20th capture) gives ~37,000; the whole suite
+    # checks about 20 times as many.
+    assert checked > 30_000
 
 
 @pytest.mark.parametrize("corpus", CORPORA)

@@ -35,6 +35,8 @@ pytest.importorskip("dbus_fast")
 needs_bus = pytest.mark.skipif(
     shutil.which("dbus-daemon") is None, reason="dbus-daemon is not installed"
 )
+# A private dbus-daemon and a fake notification service of the test's own: the live tier.
+pytestmark = pytest.mark.live
 
 
 def notice(n: int) -> Notice:

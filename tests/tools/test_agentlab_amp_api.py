@@ -19,6 +19,9 @@ from tools.agentlab.dialect import Dialect
 from tools.agentlab.script import Script
 from tools.agentlab.websocket import WebSocket
 
+# The fake streams its answers at the pace the lab records them: the live tier.
+pytestmark = pytest.mark.live
+
 SHELL = {
     "name": "shell_command",
     "inputSchema": {"type": "object", "properties": {"command": {}, "workdir": {}}},

@@ -363,8 +363,10 @@ def same_state(a: PaneScreen, b: PaneScreen) -> bool:
 
 @pytest.mark.parametrize("folder", CAPTURE_FOLDERS, ids=lambda p: p.name)
 def test_a_capture_of_each_folder_equals_the_state_machine(folder: Path) -> None:
+    # Its first 20,000 bytes; a quarter of them in the fast tier (the slow tier's test below
+    # compares every capture whole).
     capture = sorted(folder.glob("*.bytes"))[0]
-    assert _compare_capture(capture, limit=20000) > 0
+    assert _compare_capture(capture, limit=examples(20000)) > 0
 
 
 @pytest.mark.slow
