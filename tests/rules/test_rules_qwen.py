@@ -94,6 +94,45 @@ def test_question_scrolled_off_a_short_pane(manifest: Manifest) -> None:
     assert state(snap, manifest) == "blocked:tool-confirmation"
 
 
+def half_drawn(question: str, cols: int, empty_rows: int) -> list[str]:
+    """The box as a pipe read ends inside its frame (drawn top down): down to the selected
+    first option, then a few of its empty rows (the last one cut after the left edge)."""
+    rows = box(confirmation(question), cols)[:-1]
+    first = next(i for i, r in enumerate(rows) if "› 1." in r)
+    empty = ["  │" + " " * (cols - 6) + "│"] * (empty_rows - 1) + ["  │"] if empty_rows else []
+    return rows[: first + 1] + empty
+
+
+@pytest.mark.parametrize(("cols", "empty_rows"), [(80, 0), (120, 1), (200, 2)])
+@pytest.mark.parametrize("question", ["Apply this change?", "Allow execution of: 'rm, python3'?"])
+def test_box_drawn_down_to_its_first_option_is_blocked(
+    question: str, cols: int, empty_rows: int, manifest: Manifest
+) -> None:
+    # captures/qwen-0.15.10-lab-screen/edit_write: a read ends after "› 1. Yes, allow once"
+    # while the new-file box is drawn, and again while it is redrawn.
+    snap = screen([*TRANSCRIPT, *half_drawn(question, cols, empty_rows)], cols, 32)
+    assert state(snap, manifest) == "blocked:tool-confirmation"
+
+
+def test_half_drawn_box_under_a_running_spinner_is_working(manifest: Manifest) -> None:
+    # The spinner's timer says the turn runs: box rows above it are a tool's, not a dialog.
+    rows = [*half_drawn("Apply this change?", 120, 1), "  ⠋ Writing... (2s · esc to cancel)"]
+    assert state(screen([*TRANSCRIPT, *rows], 120, 32), manifest) == "working:spinner"
+
+
+def test_first_option_quoted_above_the_input_box_is_idle(manifest: Manifest) -> None:
+    # The model's answer quotes the box down to its first option; the live input box follows.
+    quoted = half_drawn("Apply this change?", 120, 1)
+    snap = screen([*TRANSCRIPT, *quoted, "", *input_box(120)], 120, 32)
+    assert state(snap, manifest) == "idle:None"
+
+
+def test_first_option_not_selected_is_not_blocked(manifest: Manifest) -> None:
+    # Without the selection mark on option 1 the rows are no live choice (a quote in an answer).
+    rows = [r.replace("› 1.", "  1.") for r in half_drawn("Apply this change?", 120, 1)]
+    assert not state(screen([*TRANSCRIPT, *rows], 120, 32), manifest).startswith("blocked")
+
+
 @pytest.mark.parametrize("cols", [60, 120, 240])
 def test_spinner_line_is_working(cols: int, manifest: Manifest) -> None:
     for line in [
