@@ -1,7 +1,8 @@
 """The lab's cues for Mistral Vibe on 3.0.3's screens: the notice it shows after start-up (the
 fake model's context window is unknown) sits on the spinner row's right end and, in a pane
-narrower than about 110 columns, covers the interrupt hint the cues waited for. The screens are
-tmux's own views of the lab's recordings (captures/vibe-3.0.3-lab/*.snapshots)."""
+narrower than about 110 columns, covers the interrupt hint the cues waited for (under 80, the
+activity's ellipsis too). The screens are tmux's own views of the lab's recordings
+(captures/vibe-3.0.3-lab/*.snapshots)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ def snapshot(name: str) -> str:
     [
         "text-80x24.snapshots/01-working.txt",  # `⠋  Generating… (0s ▌`
         "bash_yes-80x24.snapshots/01-working.txt",
+        "text-72x20.snapshots/01-working.txt",  # `⠋  Generati▌`: the ellipsis covered too
         "bash_yes-120x32.snapshots/01-working.txt",  # the hint whole, the notice beside it
     ],
 )
