@@ -5,7 +5,8 @@ and identification from the pane's foreground processes.
 The layouts are those of the 3.0.2 captures (captures/vibe-3.0.2-lab): the transcript from the
 top, the spinner row while a turn runs, the input box (a rule carrying the agent's name, the
 `>` row, blank rows, a rule) and the footer row; a permission, question or trust box takes the
-place of the input box (rules/NOTES-vibe.md)."""
+place of the input box (rules/NOTES-vibe.md). 3.0.3's notice over the spinner row
+(captures/vibe-3.0.3-lab) at widths the lab recorded (72, 80, 120) and others."""
 
 from __future__ import annotations
 
@@ -169,7 +170,74 @@ def cases() -> list[tuple[str, Snapshot, str]]:
     return out
 
 
-CASES = cases()
+# 3.0.3's notice (a model whose context window Vibe does not know, an update, ...): rows edged
+# `▌` at the pane's bottom right, about 61 columns wide, whose last row is the spinner row's place;
+# drawn over whatever is there. Under 80 columns it covers the spinner row's ellipsis.
+NOTICE = ["▌", "▌ the context window of local-model is unknown; assuming", "▌ 131072 tokens", "▌"]
+NOTICE_WIDTHS = (64, 72, 80, 120, 240)
+
+
+def under_notice(rows: list[str], cols: int) -> list[str]:
+    """The last len(NOTICE) rows of `rows` with the notice drawn over their right part."""
+    at = max(0, cols - 61)
+    head, tail = rows[: -len(NOTICE)], rows[-len(NOTICE) :]
+    return [*head, *(row[:at].ljust(at) + note for row, note in zip(tail, NOTICE, strict=True))]
+
+
+def notice_cases() -> list[tuple[str, Snapshot, str]]:
+    out: list[tuple[str, Snapshot, str]] = []
+    for w in NOTICE_WIDTHS:
+        blank = ["", "", ""]
+        out += [
+            (
+                f"notice-generating-{w}",
+                screen(TURN, [*under_notice([*blank, spinner()], w), *input_box(w)], w),
+                "working",
+            ),
+            (
+                f"notice-running-two-cells-{w}",
+                screen(
+                    [*TURN, "■ Running sleep 3"],
+                    [
+                        *under_notice(
+                            [
+                                *blank,
+                                spinner("Running command… (1s Esc/Ctrl+C to interrupt)", "⠒⠂"),
+                            ],
+                            w,
+                        ),
+                        *input_box(w),
+                    ],
+                    w,
+                ),
+                "working",
+            ),
+            (
+                f"notice-permission-{w}",
+                screen(
+                    TURN,
+                    [*under_notice([*blank, spinner("Running command… (0s")], w), *permission(w)],
+                    w,
+                    30,
+                ),
+                "blocked",
+            ),
+            # the notice over the transcript's last rows and the blank row above the input box
+            (
+                f"notice-idle-{w}",
+                screen(DONE[:-1], [*under_notice([*DONE[-4:], ""], w), *input_box(w)], w),
+                "idle",
+            ),
+            (
+                f"notice-idle-startup-{w}",
+                screen([], [*under_notice(["", *blank], w), *input_box(w)], w),
+                "idle",
+            ),
+        ]
+    return out
+
+
+CASES = cases() + notice_cases()
 
 
 test_vibe_screens = screens_test(CASES)

@@ -15,7 +15,11 @@ from tools.agentlab.shapes import Shapes, Standard, Ui
 
 # The row above the input box while a turn runs: "⠇  Generating… (1s Esc/Ctrl+C to interrupt)";
 # before the app server is up: "⣠ Initializing… (Ctrl+C to cancel last queued message)".
-SPINNER = r"Esc/Ctrl\+C to interrupt\)"
+# 3.0.3 shows a notice in the bottom right for seconds after start-up (`▌ the context window of
+# fake-model is unknown; …`, the fake model is in no catalogue); its last row is the spinner
+# row, and in a pane narrower than about 110 columns it covers the hint (under 80, the activity
+# too): then the spinner, what is left of the activity and the notice's `▌` edge make the row.
+SPINNER = r"Esc/Ctrl\+C to interrupt\)|^ ?[⠀-⣿]{1,2} +[^\n]*▌[ \t]*$"
 STARTING = r"Initializing…|Ctrl\+C to cancel last queued"
 BOX = r"↑↓/jk navigate +Enter select +Esc reject"
 # Ready: the footer shows the context use once the app server (the agent) answers; the input
