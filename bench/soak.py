@@ -1,7 +1,9 @@
 """The soak: real agents from the lab, one osf-tmux daemon, for as long as you say.
 
   python bench/soak.py --duration 30m [--agents claude,claude,codex,gemini] [--out DIR]
-  python bench/soak.py --duration 2h --json soak.json
+  python bench/soak.py --duration 2h --out DIR
+  python bench/soak.py --agents codex --pipe foreign --turns text --duration 10m
+      (many short rounds: how soon a new pane's agent shows idle, `first idle` below)
 
 A private tmux server (`-L osf-soak-PID-RANDOM -f /dev/null`; never the default server) and the
 daemon for it, with `@osf-notify-command` writing each notification to a file (a backend that
@@ -28,6 +30,9 @@ the lab saw on screen (its labelled cues; tests/support/live_agents.py's check):
   false done           stretches of `done` while the lab saw no idle input (GRACE before an
                        idle label, BOUND after it left), Codex's mid-turn idle included
   late                 a labelled state not published within BOUND
+  first idle           s from the lab's first idle input (start-up done) to the first idle or
+                       done published, per pipe mode; "not shown": not before the lab's first
+                       prompt (the pane's first state came later)
   blocked latency      lab's poll -> `@osf_state` blocked; notification latency: lab's poll ->
                        the notify command's run (p50/p95)
   memory               RSS every `--sample` s; growth = least-squares slope after `--warmup`
@@ -135,12 +140,13 @@ class RoundRecorder(Recorder):
         self.tmux.started = True
 
 
-def round_scenario(agent: AgentSpec, number: int) -> Scenario:
-    """One agent session playing the ROUND turns one after another. Each lab scenario starts by
-    waiting for the idle input box, so they chain; they share the agent's script."""
+def round_scenario(agent: AgentSpec, number: int, turns: tuple[str, ...] | None = None) -> Scenario:
+    """One agent session playing the ROUND turns one after another (or only `turns`, with no
+    rejection after them). Each lab scenario starts by waiting for the idle input box, so they
+    chain; they share the agent's script."""
     have = agent.configured_scenarios(None)
-    reject = [r for r in (REJECT[number % 2], *REJECT) if r in have][:1]
-    parts = [have[name] for name in (*ROUND, *reject) if name in have]
+    reject = [r for r in (REJECT[number % 2], *REJECT) if r in have][:1] if turns is None else []
+    parts = [have[name] for name in (*(turns or ROUND), *reject) if name in have]
     actions = [a for p in parts for a in p.actions]
     first = parts[0]
     names = "+".join(p.name for p in parts)
@@ -265,7 +271,11 @@ class Soak:
         number = 0
         while not self.stop.is_set() and time.time() < end:
             number += 1
-            foreign = (index + number) % 2 == 0
+            foreign = (
+                (index + number) % 2 == 0
+                if self.args.pipe == "both"
+                else self.args.pipe == "foreign"
+            )
             session = f"{name}-r{number}"
             log = RoundLog(name, agent.name, number, foreign, session)
             with self.lock:
@@ -277,7 +287,7 @@ class Soak:
                 foreign,
                 tmux,
                 agent=agent,
-                scenario=round_scenario(agent, number),
+                scenario=round_scenario(agent, number, self.args.turns),
                 cols=self.args.cols,
                 rows=self.args.rows,
                 out_dir=out_dir,
@@ -368,6 +378,7 @@ class Soak:
         notify_lat: dict[str, list[float]] = {}
         problems: list[str] = []
         used: set[int] = set()
+        starts: dict[str, dict[str, list[float | None]]] = {}
         for r in self.rounds:
             a = per_agent.setdefault(r.agent, {
                 "version": AGENTS[r.agent].version(), "rounds": 0, "rounds_failed": 0,
@@ -391,6 +402,9 @@ class Soak:
             samples = [s for s in samples if r.started <= s.epoch <= until]
             verdict = check(r.labels, samples)
             mode = "foreign pipe" if r.foreign else "own pipe"
+            starts.setdefault(r.agent, {}).setdefault(mode, []).append(
+                first_idle_delay(r.labels, samples)
+            )
             for p in verdict.problems:
                 if p.startswith("false blocked"):
                     a["false_blocked"] += 1
@@ -442,6 +456,10 @@ class Soak:
             a["false_done_seconds"] = round(a["false_done_seconds"], 2)
             a["blocked_latency"] = pcts(blocked_lat.get(name, []))
             a["notify_latency"] = pcts(notify_lat.get(name, []))
+            a["first_idle"] = {
+                mode: {**pcts([d for d in ds if d is not None]), "never": ds.count(None)}
+                for mode, ds in sorted(starts.get(name, {}).items())
+            }
         return {
             "duration_s": round(time.time() - self.t0),
             "agents": self.args.agents,
@@ -475,6 +493,26 @@ def false_done(labels: list[Label], samples: list[Sample]) -> list[tuple[float, 
         else:
             runs.append((s.epoch, s.epoch))
     return _minus(runs, spans)
+
+
+def first_idle_delay(labels: list[Label], samples: list[Sample]) -> float | None:
+    """s from the lab's first idle input (the agent started) to the first idle or done
+    published, from GRACE before it until the lab's next label (its first prompt typed); None
+    if it was not published by then. Negative: the daemon showed idle before the lab's poll saw
+    the prompt (a blank screen of a known agent is idle)."""
+    if not labels or labels[0].state != "idle":
+        return None
+    first = labels[0]
+    hi = labels[1].epoch if len(labels) > 1 else first.epoch + BOUND
+    hit = next(
+        (
+            s
+            for s in samples
+            if first.epoch - GRACE <= s.epoch <= hi and s.state in ("idle", "done")
+        ),
+        None,
+    )
+    return None if hit is None else round(hit.epoch - first.epoch, 3)
 
 
 def pcts(values: list[float]) -> dict[str, Any]:
@@ -540,6 +578,16 @@ def text_report(rep: dict[str, Any]) -> str:
             f"{a['stale_blocked']} | {a['false_done']} "
             f"({a['false_done_seconds']} s) | {a['late']} | {ms(b)} | {ms(n)} |"
         )
+    lines += ["", "first idle after start-up (the lab's idle input -> @osf_state idle/done):"]
+    for name, a in rep["per_agent"].items():
+        for mode, f in a["first_idle"].items():
+            shown = f"shown in {f['n']}" + (
+                f": p50 {f['p50']:.2f} s, p95 {f['p95']:.2f} s, max {f['max']:.2f} s"
+                if f["n"]
+                else ""
+            )
+            lines.append(f"  {name} ({mode}): {shown}; not shown before the first prompt: "
+                         f"{f['never']}")  # fmt: skip
     m = rep["memory"]
     lines += [
         "",
@@ -603,6 +651,15 @@ def main() -> None:
     p.add_argument("--agents", default="claude,claude,codex,gemini",
                    type=lambda s: [a.strip() for a in s.split(",") if a.strip()])  # fmt: skip
     p.add_argument("--size", default="120x32")
+    p.add_argument("--turns", type=lambda s: tuple(x.strip() for x in s.split(",") if x.strip()),
+                   help=f"play only these lab scenarios (default: {','.join(ROUND)} and a "
+                   "rejection)")  # fmt: skip
+    p.add_argument(
+        "--pipe",
+        choices=("both", "own", "foreign"),
+        default="both",
+        help="whose pipe the rounds' panes have (both: alternately)",
+    )
     p.add_argument("--warmup", type=duration, default=duration("5m"))
     p.add_argument("--sample", type=float, default=10.0, help="s between /proc samples")
     p.add_argument("--out", type=Path, help="report.txt and report.json go here")

@@ -112,6 +112,14 @@ class PaneRegistry:
                 w.dirty_since = w.dirty_since or now  # re-judge: focus and reports matter
             if wants_seed(w) or w.dirty_since is not None:
                 table.active.add(pane_id)
+            if w.mode == "foreign" and w.manifest is None and now - w.first_seen < s.quiet_identify:
+                # A new pane whose bytes go to someone else's pipe: none of them can tell us
+                # that its agent started (with our pipe they do, and the pane is read again
+                # within `identify_interval`). Listed only at the periodic sweep, an agent
+                # that is at its prompt within a second (Codex) was found 2 s after its pane
+                # opened, and the first prompt typed there was never shown idle (issue #30's
+                # soak: 12 of 95 such start-ups).
+                sched.sweep_soon(now + s.identify_interval)
         if table.counters["sweeps"] == 1:
             # An earlier daemon killed with -9 left FIFOs for panes that are gone by now.
             keep = {w.pipe.path for w in table.panes.values() if w.pipe is not None}

@@ -198,3 +198,47 @@ def test_a_plain_pane_with_someone_elses_pipe_is_identified_at_every_sweep(
     rig.sweep(pane(1, pid=11, current_command="sh"))
     assert w.manifest is not None and w.manifest.agent == "codex"
     assert rig.table.polled == {"%1"}
+
+
+def test_an_agent_starting_in_a_new_pane_with_someone_elses_pipe_is_found_within_a_second(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Codex in a pane whose pipe another tool holds is at its prompt 0.4-0.8 s after the pane
+    opens; no bytes reach us to say so. Found at the next periodic sweep (2 s), a prompt typed
+    at once came before its first state, and its idle prompt was never shown (issue #30's
+    soak: 12 of 95 such start-ups late). While new, the pane is listed again as often as a
+    printing pane of ours is read again (`identify_interval`); later, at the usual pace."""
+    s = rig.registry.settings
+    foreground = [(11, "sh")]
+    monkeypatch.setattr("osf_tmux.daemon.registry.foreground_signature", lambda pid: foreground[-1])
+    rig.registry.identify_argv = lambda pid: [
+        line.split()[1:] for line in foreground[-1][1].splitlines()[1:]
+    ]
+    rig.tmux.foreign = {"%1", "%2"}
+    opened = rig.clock.now()
+    rig.sweep(pane(1, pid=11, current_command="sh"))
+    w = rig.table.panes["%1"]
+    assert w.mode == "foreign" and w.manifest is None
+    started = opened + 0.3  # the wrapper starts the agent after the first listing
+
+    def sweeps_due() -> None:  # the loop: a sweep whenever the scheduler says one is due
+        rig.clock.advance(rig.scheduler.next_sweep - rig.clock.now())
+        rig.sweep(pane(1, pid=11, current_command="sh"))
+
+    rig.clock.advance(started - rig.clock.now())
+    foreground.append((11, "sh -c launch\n12 node codex.js"))
+    while w.manifest is None:
+        sweeps_due()
+    assert w.manifest.agent == "codex" and rig.table.polled == {"%1"}
+    assert rig.clock.now() - started <= s.identify_interval
+    # An agent pane is captured on its own timer: no sweep sooner than usual for it.
+    assert rig.scheduler.next_sweep == rig.clock.now() + s.sweep_interval
+
+    # A plain pane with someone else's pipe is listed often only while it is new.
+    foreground.append((11, "sh"))
+    rig.tmux.panes = [pane(2, pid=13, current_command="sh")]
+    rig.registry.sweep()
+    assert rig.scheduler.next_sweep == rig.clock.now() + s.identify_interval
+    rig.clock.advance(s.quiet_identify)
+    rig.registry.sweep()
+    assert rig.scheduler.next_sweep == rig.clock.now() + s.sweep_interval
