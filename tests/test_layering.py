@@ -125,6 +125,7 @@ TOP_LEVEL_TESTS = {
     "test_no_timed_asserts",
     "test_packaging",
     "test_quickstart",
+    "test_support",
     "test_tiers",
 }
 

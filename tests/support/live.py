@@ -14,7 +14,7 @@ from typing import Any
 
 from osf_tmux.daemon.lifecycle import DaemonFiles, read_status, running_pid
 from osf_tmux.tmux import ServerSpec
-from tests.support.tmux_server import TmuxServer, retry_until
+from tests.support.tmux_server import TmuxServer, environ_now, retry_until
 
 RELAY = Path(__file__).with_name("pane_relay.py")
 
@@ -24,7 +24,7 @@ class DaemonProcess:
 
     def __init__(self, server: TmuxServer, home: Path) -> None:
         self.server = server
-        self.env = dict(os.environ)
+        self.env = environ_now()
         self.env.update(
             {
                 "XDG_STATE_HOME": str(home / "state"),

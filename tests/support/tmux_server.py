@@ -202,11 +202,24 @@ class TmuxServer:
         return self.cmd("display-message", "-p", "-t", "osf-base:", "#{pane_title}").rstrip("\n")
 
 
+def environ_now() -> dict[str, str]:
+    """`os.environ` as a dict, also from a thread. pytest's main thread sets and deletes
+    PYTEST_CURRENT_TEST at every phase of every test; a thread that copies the environment
+    meanwhile (test_daemon_live's side-by-side replays start their panes and daemons in
+    threads) lists the key, then finds it gone: KeyError (the whole suite, 2026-12-06 18:07).
+    The copy is read again until no key went away under it."""
+    while True:
+        try:
+            return dict(os.environ)
+        except KeyError:
+            continue
+
+
 def outside_env() -> dict[str, str]:
     """Our environment as if we ran outside tmux. From inside a pane, $TMUX and $TMUX_PANE
     name the outer server's pane: tmux takes $TMUX_PANE for "the current pane" of a command
     that names none, and a server started with it keeps it for every run-shell job."""
-    return {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    return {k: v for k, v in environ_now().items() if k not in ("TMUX", "TMUX_PANE")}
 
 
 def _alive(pid: int) -> bool:
