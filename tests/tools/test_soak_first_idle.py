@@ -4,29 +4,15 @@ its first prompt (issue #30's late Codex start-ups in panes with someone else's 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Callable
-from pathlib import Path
 
+from tests.support.bench_scripts import bench_script
 from tests.support.live_agents import Label, Sample
 
 Delay = Callable[[list[Label], list[Sample]], "float | None"]
 
 
-def _first_idle_delay() -> Delay:
-    # bench/ is scripts, not a package: load it by path.
-    path = Path(__file__).resolve().parents[2] / "bench" / "soak.py"
-    spec = importlib.util.spec_from_file_location("osf_bench_soak", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    found: Delay = module.first_idle_delay
-    return found
-
-
-first_idle_delay = _first_idle_delay()
+first_idle_delay: Delay = bench_script("soak").first_idle_delay
 LABELS = [
     Label("idle", 100.0, "startup finished, composer ready"),
     Label("working", 101.2, "prompt submitted, agent working"),

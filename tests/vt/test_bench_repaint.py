@@ -4,29 +4,14 @@ loop drew meanwhile, or the benchmark would measure another screen than the agen
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from osf_tmux.vt.pane import PaneScreen
+from tests.support.bench_scripts import bench_script
 
-
-def _bench_repaint() -> Callable[[PaneScreen], bytes]:
-    # bench/ is scripts, not a package (they import each other by file name): load it by path.
-    path = Path(__file__).resolve().parents[2] / "bench" / "agent_frames.py"
-    spec = importlib.util.spec_from_file_location("osf_bench_agent_frames", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    found: Callable[[PaneScreen], bytes] = module.repaint
-    return found
-
-
-repaint = _bench_repaint()
+repaint: Callable[[PaneScreen], bytes] = bench_script("agent_frames").repaint
 
 SETUPS = {
     "main screen, text and a wide character": b"hello\r\nworld \xe4\xb8\x96\xe7\x95\x8c\x1b[3;5Hx",
