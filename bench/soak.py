@@ -76,6 +76,7 @@ from tests.support.live_agents import (  # noqa: E402
     Label,
     Sample,
     _minus,
+    accepted,
     check,
 )
 from tests.support.tmux_server import TmuxServer  # noqa: E402
@@ -508,7 +509,7 @@ def first_idle_delay(labels: list[Label], samples: list[Sample]) -> float | None
         (
             s
             for s in samples
-            if first.epoch - GRACE <= s.epoch <= hi and s.state in ("idle", "done")
+            if first.epoch - GRACE <= s.epoch <= hi and s.state in accepted(first.state)
         ),
         None,
     )
