@@ -17,7 +17,7 @@ from osf_tmux.judge.corpus import Capture, LabelPoint
 from osf_tmux.judge.replay import replay_with_time
 from osf_tmux.judge.ruleset import RuleSet
 from tests.support.corpus import captures
-from tests.support.examples import in_fast_tier, sampled
+from tests.support.examples import sample_marks, sampled
 
 CAPTURES = Path(__file__).resolve().parents[2] / "captures"
 
@@ -43,12 +43,9 @@ def _params() -> list[Any]:
     for capture, points in CASES:
         folder = capture.bytes_path.parent
         rank[folder] = rank.get(folder, -1) + 1
-        marks = []
-        if not sampled(rank[folder], SAMPLE_EVERY):
-            if in_fast_tier():
-                continue
-            marks.append(pytest.mark.slow)
-        params.append(pytest.param(capture, points, id=capture.name, marks=marks))
+        marks = sample_marks(sampled(rank[folder], SAMPLE_EVERY))
+        if marks is not None:
+            params.append(pytest.param(capture, points, id=capture.name, marks=marks))
     return params
 
 

@@ -20,7 +20,7 @@ from tests.support.conformance_cases import (
     point_id,
     size_of,
 )
-from tests.support.examples import in_fast_tier, sampled
+from tests.support.examples import sample_marks, sampled
 from tests.support.screen_oracle import entry, load
 
 ORACLE = load()
@@ -63,13 +63,12 @@ def _capture_params() -> list[Any]:
     for path, offset in CAPTURE_POINTS:
         if path not in rank:
             rank[path] = per_folder[path.parent] = per_folder.get(path.parent, -1) + 1
+        marks = sample_marks(sampled(rank[path], SAMPLE_EVERY) and offset is None)
+        if marks is None:
+            continue
         # A capture's points on one worker (xdist), which replays it once: spread over two, each
         # replayed nearly every capture of the sample.
-        marks = [pytest.mark.xdist_group(f"oracle:{path.parent.name}/{path.stem}")]
-        if not sampled(rank[path], SAMPLE_EVERY) or offset is not None:
-            if in_fast_tier():
-                continue
-            marks.append(pytest.mark.slow)
+        marks.append(pytest.mark.xdist_group(f"oracle:{path.parent.name}/{path.stem}"))
         params.append(pytest.param(path, offset, id=point_id(path, offset), marks=marks))
     return params
 
