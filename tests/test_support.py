@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import threading
 
+import pytest
+
 from tests.support.tmux_server import environ_now, outside_env
 
 
@@ -40,10 +42,9 @@ def test_the_environment_is_copied_whole_while_another_thread_changes_it() -> No
     assert errors == [] and copies > 0
 
 
-def test_outside_env_leaves_out_the_outer_tmux() -> None:
-    os.environ["TMUX"], os.environ["TMUX_PANE"] = "/tmp/outer,1,0", "%9"
-    try:
-        env = outside_env()
-    finally:
-        del os.environ["TMUX"], os.environ["TMUX_PANE"]
+def test_outside_env_leaves_out_the_outer_tmux(monkeypatch: pytest.MonkeyPatch) -> None:
+    # monkeypatch puts back a $TMUX the run had (from inside a pane), where `del` lost it.
+    monkeypatch.setenv("TMUX", "/tmp/outer,1,0")
+    monkeypatch.setenv("TMUX_PANE", "%9")
+    env = outside_env()
     assert "TMUX" not in env and "TMUX_PANE" not in env and env["PATH"] == os.environ["PATH"]
