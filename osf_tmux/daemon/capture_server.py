@@ -87,11 +87,12 @@ class CaptureServer:
     def close(self) -> None:
         self._closing = True
         if self._thread is not None:
+            # The thread closes the listener as it ends (within its 0.5 s timeout): closed here
+            # while it still waited in accept, the number could be reused under it.
             self._thread.join(2.0)
             self._thread = None
-        if self._listener is not None:
+        elif self._listener is not None:
             self._listener.close()
-            self._listener = None
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
 
@@ -99,16 +100,18 @@ class CaptureServer:
         return {"socket": str(self.path), **self.counters}
 
     def _run(self) -> None:
-        assert self._listener is not None
-        while not self._closing:
-            try:
-                sock, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            with sock:
-                self._serve(sock)
+        listener = self._listener
+        assert listener is not None
+        with listener:
+            while not self._closing:
+                try:
+                    sock, _ = listener.accept()
+                except TimeoutError:
+                    continue
+                except OSError:
+                    return
+                with sock:
+                    self._serve(sock)
 
     def _serve(self, sock: socket.socket) -> None:
         if peer_of(sock) is None:

@@ -104,6 +104,10 @@ class EventHub:
         self._wake_r, self._wake_w = os.pipe()
         for fd in (self._wake_r, self._wake_w):
             os.set_blocking(fd, False)
+        # The feed's thread closes the pipe as it ends, which may be before `close` or a late
+        # `_post` writes to it: a write under this lock never reaches a closed number, which
+        # the process may already have handed to something else.
+        self._wake_lock = threading.Lock()
         self._selector = selectors.DefaultSelector()
         self._listener: socket.socket | None = None
         self._readers: dict[int, _Reader] = {}
@@ -124,8 +128,7 @@ class EventHub:
         if self._thread is None:
             return
         self._inbox.append((kind, item))
-        with contextlib.suppress(BlockingIOError):  # full: a wake-up is pending anyway
-            os.write(self._wake_w, b"\0")
+        self._wake()
 
     def status(self) -> dict[str, Any]:
         """For status.json (read from the loop's thread: plain reads of ints and a dict size)."""
@@ -158,8 +161,7 @@ class EventHub:
             self._close_wake()
             return
         self._closing = True
-        with contextlib.suppress(BlockingIOError):
-            os.write(self._wake_w, b"\0")
+        self._wake()
         thread.join(timeout)
         self._thread = None
 
@@ -335,12 +337,20 @@ class EventHub:
         self._selector.close()
         self._close_wake()
 
+    def _wake(self) -> None:
+        with self._wake_lock:
+            if self._wake_w < 0:  # the thread ended and closed it: nobody left to wake
+                return
+            with contextlib.suppress(BlockingIOError):  # full: a wake-up is pending anyway
+                os.write(self._wake_w, b"\0")
+
     def _close_wake(self) -> None:
-        for fd in (self._wake_r, self._wake_w):
-            if fd >= 0:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-        self._wake_r = self._wake_w = -1  # never closed twice: the numbers get reused
+        with self._wake_lock:
+            for fd in (self._wake_r, self._wake_w):
+                if fd >= 0:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+            self._wake_r = self._wake_w = -1  # never closed twice: the numbers get reused
 
 
 def peer_of(sock: socket.socket) -> str | None:

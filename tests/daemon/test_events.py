@@ -270,6 +270,23 @@ def test_close_says_bye_and_takes_the_socket_away(tmp_path: Path) -> None:
         Subscription.connect(hub.path)
 
 
+def test_close_after_the_feed_thread_ended_on_its_own(tmp_path: Path) -> None:
+    # The race CI met: `close` says "closing", the feed's thread (awake for a reader) sees it and
+    # ends, closing its wake-up pipe, all before `close` writes its wake-up byte. That write, and
+    # any late transition's, must not go to the closed number (EBADF, or someone else's file).
+    hub = EventHub(tmp_path / "run")
+    hub.start()
+    thread = hub._thread
+    assert thread is not None
+    hub._closing = True
+    with Subscription.connect(hub.path):  # wakes the thread, which then ends
+        thread.join(5)
+    assert not thread.is_alive()
+    hub.on_transition(change("idle", "blocked"))
+    hub.close()
+    assert not hub.path.exists()
+
+
 def test_a_stale_socket_of_a_killed_daemon_is_replaced(tmp_path: Path) -> None:
     run = tmp_path / "run"
     run.mkdir(mode=0o700)
