@@ -278,6 +278,13 @@ class PaneRegistry:
             w.manifest.agent if w.manifest else None,
             manifest.agent if manifest else None,
         )
+        started = manifest is not None and (
+            w.manifest is None or w.manifest.agent != manifest.agent
+        )
+        if started and self.table.counters["sweeps"] > 1:
+            # Not there at the daemon's first look: it starts now, and its start-up is no turn.
+            # (One found at the first look may be in the middle of a turn someone asked for.)
+            w.tracker.agent_started(now)
         w.manifest = manifest
         w.pending.clear()
         w.verdict = None

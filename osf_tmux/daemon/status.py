@@ -88,6 +88,7 @@ class StatusFile:
                     "since": st.since if st.state else None,
                     "rule": st.rule,
                     "source": st.source,
+                    "starting": w.tracker.starting,  # started here, its first prompt not seen
                     "pipe": w.mode,
                     "reseeds": w.reseeds,
                     "mismatches": w.mismatches,

@@ -91,6 +91,13 @@ class Timing:
     # (a clock, a status line) after its turn is not kept from `done` any longer than before.
     done_confirm: float = 1.0
     idle_max: float = 8.0  # ... or hold this long while the pane keeps printing
+    # An agent just started is starting up until its first prompt: one a rule names, or, as a
+    # prompt with no rule of its own (Gemini's, Qwen's) is the screen's default like a start-up
+    # screen, the screen idle and still this long after the agent drew. Measured on the
+    # captures: start-ups pause up to 0.54 s (Vibe's empty welcome box), the lab types 0.96 s
+    # after a prompt at the earliest, and people later.
+    start_quiet: float = 0.8
+    start_grace: float = 60.0  # ... or this long without work (a prompt that never stands still)
     report_ttl: float = 30.0  # an agent report older than this is ignored
     blocked_report_grace: float = 2.0  # a screen not blocked this long after a blocked report wins
     # A prompt erased for a redraw (Kimi CLI erases its approval panel, asks the terminal where
@@ -108,6 +115,13 @@ class PaneTracker:
         self._confirm = self.timing.idle_confirm  # how long the pending return must hold
         self._quiet_since = float("-inf")
         self._after_prompt = False  # `working` only because a prompt just went away
+        # An agent started in the pane and has not reached its prompt yet: what it shows until
+        # then is its start-up (Vibe's and Grok Build's spinner, Aider's banner), not a turn
+        # anyone asked for, so the return to its prompt is `idle`, never `done`.
+        self._starting = False
+        self._started_at = float("-inf")
+        self._startup_end = False  # the pending return to idle ends the start-up, not a turn
+        self._entered = float("-inf")  # when the current state began (monotonic)
         self._last_seen = float("-inf")
         self._flow: OutputFlow | None = None
         self._holds: Holds | None = None
@@ -116,6 +130,19 @@ class PaneTracker:
         self._prompt_rows: tuple[str, ...] = ()
         self._erased_since: float | None = None
         self._erased = False
+
+    def agent_started(self, now: float) -> None:
+        """An agent has just started in this pane (not one found running): its start-up is no
+        turn. It ends at the agent's first prompt (one a rule knows, or the end of the start-up's
+        work), a dialog, a report (a hook says a turn began), or `start_grace` seconds without
+        work."""
+        self._starting = True
+        self._started_at = now
+
+    @property
+    def starting(self) -> bool:
+        """Whether the agent is taken to be starting up still (`agent_started`)."""
+        return self._starting
 
     @property
     def standing_in(self) -> bool:
@@ -168,6 +195,21 @@ class PaneTracker:
             self._holds.observe(obs.snapshot, now)
         return self._holds.holding(now, obs.holding)
 
+    def _start_over(self, quiet_since: float, now: float) -> bool:
+        """Whether a start-up ended with no rule to say so: the agent sat idle, its screen still,
+        for `start_quiet` (a prompt no rule names waits for the person), or `start_grace`
+        passed without work."""
+        if self.current.state != "idle":
+            return False
+        t = self.timing
+        if now - self._started_at >= t.start_grace:
+            return True
+        if self._quiet_since <= self._started_at:
+            return False  # nothing drawn since it started: a program still loading (Node: ~1 s)
+        # The stillness since the screen last changed, up to its next change (or now).
+        until = quiet_since if quiet_since > self._quiet_since else now
+        return until - max(self._quiet_since, self._entered) >= t.start_quiet
+
     def _idle_confirmed(self, now: float) -> bool:
         """An agent that still prints (Codex streaming its answer hides its status row) has not
         returned to its prompt yet, however idle one frame looks."""
@@ -177,9 +219,19 @@ class PaneTracker:
         return (held >= self._confirm and quiet >= t.idle_confirm) or held >= t.idle_max
 
     def update(self, obs: Observation, now: float, wall: float) -> PaneState:
+        before = self.current.state
+        after = self._update(obs, now, wall)
+        if after.state != before:
+            self._entered = now
+        return after
+
+    def _update(self, obs: Observation, now: float, wall: float) -> PaneState:
         if obs.seen:
             self._last_seen = wall
-        self._quiet_since = now - obs.quiet
+        quiet_since = now - obs.quiet
+        if self._starting and self._start_over(quiet_since, now):
+            self._starting = False
+        self._quiet_since = quiet_since
         flowing = self._flowing(obs, now)
         held = self._held(obs, now)
         raw, rule, source = self._raw(obs, wall)
@@ -214,13 +266,19 @@ class PaneTracker:
         if cur in ("blocked", "working"):
             if self._idle_since is None:
                 self._idle_since = now
+                # The start-up's work ended: this return is its end (confirmed or not: typing
+                # ahead may hold it up), and whatever works after it is a turn.
+                self._startup_end, self._starting = self._starting, False
             # A turn finished if it really worked; leaving a prompt for the idle screen (the
             # prompt was rejected) finishes nothing.
             # Back at a program's own prompt (`at_prompt`) nobody's turn finished either: a
             # command line or a REPL is not an agent that was asked for something.
-            finished = (cur == "working" and not self._after_prompt and not at_prompt) or (
-                raw == "done"
-            )
+            finished = (
+                cur == "working"
+                and not self._after_prompt
+                and not at_prompt
+                and not self._startup_end
+            ) or (raw == "done")
             target = "done" if finished and not obs.seen else "idle"
             t = self.timing
             self._confirm = (
@@ -296,6 +354,13 @@ class PaneTracker:
         return screen.state, screen.rule, "screen"
 
     def _set(self, state: str | None, rule: str | None, source: str, wall: float) -> PaneState:
+        if (
+            source == "report"
+            or state not in ("working", "idle")
+            or (state == "idle" and rule is not None)
+        ):
+            self._starting = False  # a turn reported, a dialog, or a prompt a rule knows
+        self._startup_end = False
         self._idle_since = None
         self._confirm = self.timing.idle_confirm
         self._after_prompt = False

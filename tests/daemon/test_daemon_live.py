@@ -448,8 +448,10 @@ def test_done_until_seen(server: TmuxServer, daemon: DaemonProcess, tmp_path: Pa
     assert size
     data = capture.bytes_path.read_bytes()
     points = capture.points()
+    prompt = points[0]
     working = next(p for p in points if p.state == "working")
     idle = next(p for p in points if p.state == "idle" and p.offset > working.offset)
+    assert prompt.state == "idle" and prompt.offset < working.offset
     feeder = Feeder(server, tmp_path, size[0], size[1], "claude")
     session = server.cmd("display-message", "-p", "-t", feeder.pane, "#{session_name}").strip()
     client = subprocess.Popen(
@@ -460,7 +462,17 @@ def test_done_until_seen(server: TmuxServer, daemon: DaemonProcess, tmp_path: Pa
     )
     try:
         wait_agent_pane(daemon, feeder.pane, "claude")
-        feeder.write(data[: working.offset])
+        # Its prompt first: the agent started in this pane, and until its prompt shows, the
+        # work it shows is its start-up, which finishes no turn (judge/combine.py).
+        feeder.write(data[: prompt.offset])
+
+        def start_up_over() -> bool:
+            panes = daemon.status().get("panes", [])
+            return any(p["pane"] == feeder.pane and p.get("starting") is False for p in panes)
+
+        retry_until(start_up_over, timeout=3, what="its prompt, seen by the daemon")
+        assert feeder.state() == "idle"
+        feeder.write(data[prompt.offset : working.offset])
         retry_until(lambda: feeder.state() == "working", timeout=3, what="working")
         feeder.write(data[working.offset : idle.offset])
         retry_until(lambda: feeder.state() == "done", timeout=3, what="done, unseen")

@@ -155,6 +155,32 @@ def test_a_new_pane_whose_agent_starts_after_the_first_read_is_found_at_the_next
     assert w.manifest is not None and w.manifest.agent == "claude"
 
 
+def test_an_agent_that_starts_after_the_first_look_is_starting_up(rig: Rig) -> None:
+    """Its work before its first prompt is its start-up, not a turn (judge/combine.py); one
+    found at the daemon's first look may be in a turn someone asked for."""
+    rig.sweep(pane(1, current_command="claude"), pane(2))
+    first = rig.table.panes["%1"]
+    assert first.manifest is not None and not first.tracker.starting
+    rig.clock.advance(rig.registry.settings.sweep_interval)
+    rig.sweep(pane(1, current_command="claude"), pane(2, current_command="codex"))
+    later = rig.table.panes["%2"]
+    assert later.manifest is not None and later.manifest.agent == "codex"
+    assert later.tracker.starting and not first.tracker.starting
+    rig.clock.advance(rig.registry.settings.sweep_interval)
+    rig.sweep(
+        pane(1, current_command="claude"),
+        pane(2, current_command="codex"),
+        pane(3, current_command="gemini"),
+    )
+    assert rig.table.panes["%3"].tracker.starting  # a new pane, its agent new with it
+    # Rules loaded again (new manifests, the same agents): nobody started anything.
+    before = first.manifest
+    rig.registry.guard = RuleGuard(load_rules(None))
+    rig.registry.identify(first, rig.clock.now())
+    assert first.manifest is not None and first.manifest is not before
+    assert not first.tracker.starting
+
+
 def test_a_respawned_pane_is_read_at_the_next_sweep(
     rig: Rig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
