@@ -180,6 +180,7 @@ class Fleet:
                 "since": p.since,
                 "rule": p.rule,
                 "source": "remote",
+                "starting": None,
                 "pipe": None,
                 "reseeds": None,
                 "mismatches": None,
