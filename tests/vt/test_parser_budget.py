@@ -52,9 +52,12 @@ def test_a_line_still_drawn_stays_kept_across_turns() -> None:
     footer = b"\x1b[40;1H\x1b[2K\xe2\x94\x80\xe2\x94\x80 footer \xe2\x94\x80\xe2\x94\x80\r\n"
     lines = pane._parser._lines
     turns = kept.PARSER.turns
-    for chunk in streamed_lines(1500, seed=4):
+    for n, chunk in enumerate(streamed_lines(1500, seed=4)):
         pane.feed(chunk + footer)
-        assert lines.get(footer) not in (None, stream._ONCE) or kept.PARSER.turns == turns
+        # Kept from its second drawing on, whatever turns came. (Seen once, it is only noted;
+        # other tests in this process leave the budget anywhere, even about to turn during
+        # the first feed: asserting there failed 1 run in ~7.)
+        assert n == 0 or lines.get(footer) not in (None, stream._ONCE)
     assert kept.PARSER.turns > turns + 2
 
 
