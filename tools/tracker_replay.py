@@ -1,6 +1,7 @@
 """Every capture through the pane state machine at its recorded pace: where a prompt blinks.
 
     python tools/tracker_replay.py [folders] [--redraw-grace S]   # default: every folder
+    python tools/tracker_replay.py --start-ups [folders]          # how start-ups end
 
 For each capture with a `.timing` file and a labelled prompt, the screen is judged at every
 pipe-pane read, at the moment the read arrived, and the verdicts go through `PaneTracker`
@@ -76,20 +77,42 @@ def has_prompt(capture: Capture) -> bool:
     return any(s["state"] == "blocked" for s in segments) and bool(capture.timing())
 
 
+def first_typed(capture: Capture) -> int | None:
+    """The offset of the first key the lab typed, where its labels start with the agent's
+    start-up (work) and reach its prompt (idle) before that; else None."""
+    labels = capture.labels()
+    segments = labels.get("segments", [])
+    if len(segments) < 2 or [s["state"] for s in segments[:2]] != ["working", "idle"]:
+        return None
+    keys = [
+        e["offset"] for e in labels.get("driver_events", []) if e.get("event") in ("keys", "typed")
+    ]
+    return min(keys) if keys and capture.timing() else None
+
+
 def replay(
-    capture: Capture, timing: Timing | None = None, manifest: Manifest | None = None
+    capture: Capture,
+    timing: Timing | None = None,
+    manifest: Manifest | None = None,
+    *,
+    started: bool = False,
+    until: int | None = None,
 ) -> Replayed:
     """`manifest`: the rules to judge with (default: the shipped ones for the capture's
-    agent)."""
+    agent). `started`: the agent started in the pane at its first read, as the daemon tells the
+    tracker of an agent it did not find running (`agent_started`). `until`: only the reads up to
+    that offset (then the clock runs on as if nothing came)."""
     labels = capture.labels()
     agent, size = capture.agent(), capture.size()
     assert agent and size, f"{capture.name}: no agent or size in its labels"
     if manifest is None:
         manifest = load_rules().get(agent)
     data = capture.bytes_path.read_bytes()
-    arrivals = capture.timing() or []
+    arrivals = [(o, at) for o, at in capture.timing() or [] if until is None or o <= until]
     screen = PaneScreen(*size)
     tracker = PaneTracker(timing)
+    if started and arrivals:
+        tracker.agent_started(arrivals[0][1])
     states: list[State] = []
     fed, shown, changed = 0, None, float("-inf")
     verdict: Verdict | None = None
@@ -150,13 +173,52 @@ def _spans(
     return [(a, b) for a, b in spans if a != float("inf")]
 
 
+def start_ups(folders: list[Path]) -> None:
+    """How each start-up ends when nothing is typed, the agent started (`agent_started`) or
+    found running: a start-up nobody asked for that ends `done`; and, played whole, the turns
+    that end `done` after it (the first turn someone typed and those after), which must stay."""
+    ended: dict[tuple[str, bool], int] = {}
+    turns = {False: 0, True: 0}
+    count = 0
+    for folder in folders:
+        for capture in find_captures(folder.resolve()):
+            typed = first_typed(capture)
+            if typed is None:
+                continue
+            count += 1
+            agent = capture.agent() or "?"
+            turn = next(
+                s["offset"]
+                for s in [*capture.labels()["segments"][2:], {"offset": typed, "state": "working"}]
+                if s["state"] in ("working", "blocked")
+            )
+            first_turn = next((at for o, at in capture.timing() or [] if o >= turn), float("inf"))
+            for started in (False, True):
+                if replay(capture, started=started, until=typed).states[-1][1] == "done":
+                    ended[agent, started] = ended.get((agent, started), 0) + 1
+                whole = replay(capture, started=started).states
+                turns[started] += sum(1 for t, s in whole if s == "done" and t >= first_turn)
+    print(f"start-ups played until the first key: {count}")
+    for started in (False, True):
+        done = {a: n for (a, s), n in sorted(ended.items()) if s == started}
+        how = "started" if started else "found running"
+        print(f"  {how}: start-ups ended done {sum(done.values())} {done}; "
+              f"turns after them ended done {turns[started]}")  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="*", type=Path)
     parser.add_argument("--redraw-grace", type=float, default=Timing().redraw_grace)
+    parser.add_argument(
+        "--start-ups", action="store_true", help="how start-ups end instead (see start_ups)"
+    )
     args = parser.parse_args()
     timing = Timing(redraw_grace=args.redraw_grace)
     folders = args.folders or sorted(p for p in (ROOT / "captures").iterdir() if p.is_dir())
+    if args.start_ups:
+        start_ups(folders)
+        return 0
     blinks: list[float] = []
     releases: list[float] = []
     for folder in folders:

@@ -121,7 +121,6 @@ class PaneTracker:
         self._starting = False
         self._started_at = float("-inf")
         self._startup_end = False  # the pending return to idle ends the start-up, not a turn
-        self._entered = float("-inf")  # when the current state began (monotonic)
         self._last_seen = float("-inf")
         self._flow: OutputFlow | None = None
         self._holds: Holds | None = None
@@ -208,7 +207,7 @@ class PaneTracker:
             return False  # nothing drawn since it started: a program still loading (Node: ~1 s)
         # The stillness since the screen last changed, up to its next change (or now).
         until = quiet_since if quiet_since > self._quiet_since else now
-        return until - max(self._quiet_since, self._entered) >= t.start_quiet
+        return until - self._quiet_since >= t.start_quiet
 
     def _idle_confirmed(self, now: float) -> bool:
         """An agent that still prints (Codex streaming its answer hides its status row) has not
@@ -219,13 +218,6 @@ class PaneTracker:
         return (held >= self._confirm and quiet >= t.idle_confirm) or held >= t.idle_max
 
     def update(self, obs: Observation, now: float, wall: float) -> PaneState:
-        before = self.current.state
-        after = self._update(obs, now, wall)
-        if after.state != before:
-            self._entered = now
-        return after
-
-    def _update(self, obs: Observation, now: float, wall: float) -> PaneState:
         if obs.seen:
             self._last_seen = wall
         quiet_since = now - obs.quiet

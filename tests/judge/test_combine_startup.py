@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from osf_tmux.clock import FakeClock
-from osf_tmux.judge.classify import Verdict, classify
+from osf_tmux.judge.classify import Verdict
 from osf_tmux.judge.combine import Observation, PaneTracker, Report, Timing
 from osf_tmux.judge.corpus import Capture
-from osf_tmux.judge.replay import snapshots_at
-from osf_tmux.judge.ruleset import load_rules
+from tools.tracker_replay import first_typed, replay
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMING = Timing()
@@ -161,43 +160,15 @@ STARTUPS = [
 ]
 
 
-def states_until_typed(name: str, started: bool) -> list[str]:
+def states_until_typed(name: str, started: bool) -> list[str | None]:
     """The states an unwatched pane shows from the agent's start to the first key typed, its
-    reads played at their recorded times (and the clock looked at every 0.1 s between)."""
-    cap = Capture(ROOT / "captures" / f"{name}.bytes", ROOT / "captures" / f"{name}.labels.json")
-    labels, timing, size = cap.labels(), cap.timing(), cap.size()
-    assert timing and size
-    manifest = load_rules(None).get(cap.agent() or "")
-    typed = min(e["offset"] for e in labels["driver_events"] if e["event"] in ("typed", "keys"))
-    reads = [(o, t - timing[0][1]) for o, t in timing if o <= typed]
-    tracker = PaneTracker(TIMING)
-    if started:
-        tracker.agent_started(0.0)
-    states: list[str] = []
-    data = cap.bytes_path.read_bytes()
-    verdict, rows, changed, now = None, None, 0.0, 0.0
-    for (_, snap), (_, at) in zip(
-        snapshots_at(data, *size, [o for o, _ in reads]), reads, strict=True
-    ):
-        while verdict is not None and now + 0.1 < at:  # the daemon's deadlines between reads
-            now += 0.1
-            obs = Observation(True, verdict, False, quiet=now - changed)
-            states.append(str(tracker.update(obs, now, now).state))
-        now = at
-        if snap.rows != rows:
-            rows, changed = snap.rows, now
-        verdict = classify(snap, manifest)
-        obs = Observation(
-            True, verdict, False, quiet=now - changed, output_flow=manifest.output_flow,
-            snapshot=snap, holds=manifest.holds,
-        )  # fmt: skip
-        states.append(str(tracker.update(obs, now, now).state))
-    for _ in range(30):  # and the 3 s after, had nobody typed
-        now += 0.1
-        states.append(
-            str(tracker.update(Observation(True, verdict, False, quiet=9.0), now, now).state)
-        )
-    return states
+    reads played at their recorded times, and on as if nothing came (tools/tracker_replay.py)."""
+    capture = Capture(
+        ROOT / "captures" / f"{name}.bytes", ROOT / "captures" / f"{name}.labels.json"
+    )
+    typed = first_typed(capture)
+    assert typed is not None
+    return [state for _, state in replay(capture, started=started, until=typed).states]
 
 
 @pytest.mark.parametrize("name", STARTUPS)
