@@ -187,12 +187,15 @@ def start_ups(folders: list[Path]) -> None:
                 continue
             count += 1
             agent = capture.agent() or "?"
+            # The first turn typed: none in a capture that only types a draft.
             turn = next(
-                s["offset"]
-                for s in [*capture.labels()["segments"][2:], {"offset": typed, "state": "working"}]
-                if s["state"] in ("working", "blocked")
+                (s["offset"] for s in capture.labels()["segments"][2:] if s["state"] != "idle"),
+                None,
             )
-            first_turn = next((at for o, at in capture.timing() or [] if o >= turn), float("inf"))
+            first_turn = next(
+                (at for o, at in capture.timing() or [] if turn is not None and o >= turn),
+                float("inf"),
+            )
             for started in (False, True):
                 if replay(capture, started=started, until=typed).states[-1][1] == "done":
                     ended[agent, started] = ended.get((agent, started), 0) + 1
