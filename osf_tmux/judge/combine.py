@@ -93,9 +93,9 @@ class Timing:
     idle_max: float = 8.0  # ... or hold this long while the pane keeps printing
     # An agent just started is starting up until its first prompt: one a rule names, or, as a
     # prompt with no rule of its own (Gemini's, Qwen's) is the screen's default like a start-up
-    # screen, the screen idle and still this long after the agent drew. Measured on the
-    # captures: start-ups pause up to 0.54 s (Vibe's empty welcome box), the lab types 0.96 s
-    # after a prompt at the earliest, and people later.
+    # screen, the screen idle and still this long after the agent drew. Start-ups pause up to
+    # 0.54 s (Vibe's empty welcome box); a first prompt typed sooner after an unnamed prompt
+    # ends `idle` (`tools/tracker_replay.py --start-ups`: 32 of 1,357 lab turns).
     start_quiet: float = 0.8
     start_grace: float = 60.0  # ... or this long without work (a prompt that never stands still)
     report_ttl: float = 30.0  # an agent report older than this is ignored
